@@ -1,0 +1,1 @@
+"""Bots implementing pyspiel.Bot."""

@@ -1,0 +1,1 @@
+"""Games registered with pyspiel on import (one module per game)."""

@@ -1,0 +1,209 @@
+"""Selection functions of SM-MCTS: Regret Matching, Exp3 and decoupled UCB.
+
+Each player at each node of the search tree owns one selector, which sees only its own
+actions and its own rewards (player 2's reward is player 1's negated utility, scaled by
+the engine into [-1, 1]). A selector has one interface:
+
+* ``probabilities()``: the distribution it samples from now (for the average strategy);
+* ``select(u)``: an action, given one uniform random number ``u`` in [0, 1);
+* ``update(action, reward, action_values)``: learn from this iteration. ``action_values[i]``
+  is what action ``i`` would have earned against the opponent's sampled action (the
+  sampled reward for ``action`` itself, the child's mean for the others); only regret
+  matching uses it.
+
+The arithmetic lives in the module-level ``*_probabilities`` / ``sample_index`` /
+``ucb_index`` functions, written in the subset of Python that numba compiles, so the fast
+explicit-tree engine (:mod:`smmcts_spiel.fast`) runs exactly the same formulas.
+"""
+
+from __future__ import annotations
+
+import math
+
+SELECTOR_NAMES = ("rm", "exp3", "ucb")
+
+# ----------------------------------------------------------------------------------------
+# Shared arithmetic (plain loops: works on lists here, compiled by numba on arrays there).
+
+
+def regret_matching_probabilities(regrets, gamma, out):
+    """Eq. (3) mixed with exploration: gamma/|A| + (1 - gamma) r+[i] / sum r+."""
+    n = len(regrets)
+    positive_sum = 0.0
+    for i in range(n):
+        if regrets[i] > 0.0:
+            positive_sum += regrets[i]
+    explore = gamma / n
+    for i in range(n):
+        if positive_sum > 0.0:
+            sigma = regrets[i] / positive_sum if regrets[i] > 0.0 else 0.0
+        else:
+            sigma = 1.0 / n
+        out[i] = explore + (1.0 - gamma) * sigma
+    return out
+
+
+def exp3_probabilities(reward_sums, gamma, out):
+    """Eq. (4): (1 - gamma) softmax(eta w) + gamma/|A|, eta = gamma/|A|, w = x - max x."""
+    n = len(reward_sums)
+    eta = gamma / n
+    top = reward_sums[0]
+    for i in range(1, n):
+        if reward_sums[i] > top:
+            top = reward_sums[i]
+    total = 0.0
+    for i in range(n):
+        out[i] = math.exp(eta * (reward_sums[i] - top))
+        total += out[i]
+    for i in range(n):
+        out[i] = (1.0 - gamma) * out[i] / total + gamma / n
+    return out
+
+
+def sample_index(probabilities, u):
+    """Inverse-CDF sample: the first i with u < p[0] + ... + p[i]."""
+    n = len(probabilities)
+    acc = 0.0
+    for i in range(n - 1):
+        acc += probabilities[i]
+        if u < acc:
+            return i
+    return n - 1
+
+
+def ucb_index(reward_sums, counts, c):
+    """argmax mean[i] + c sqrt(ln n / n[i]); untried actions first, ties to the lowest i."""
+    n = len(counts)
+    total = 0
+    for i in range(n):
+        if counts[i] == 0:
+            return i
+        total += counts[i]
+    log_total = math.log(total)
+    best = 0
+    best_value = -math.inf
+    for i in range(n):
+        value = reward_sums[i] / counts[i] + c * math.sqrt(log_total / counts[i])
+        if value > best_value:
+            best_value = value
+            best = i
+    return best
+
+
+# ----------------------------------------------------------------------------------------
+# Selector objects used by the generic engine.
+
+
+class RegretMatchingSelector:
+    """Regret matching with gamma-on-policy exploration and the paper's regret update."""
+
+    uses_action_values = True
+    __slots__ = ("regrets", "gamma", "_probs", "_fresh")
+
+    def __init__(self, num_actions: int, gamma: float):
+        self.regrets = [0.0] * num_actions
+        self.gamma = gamma
+        self._probs = [0.0] * num_actions
+        self._fresh = False
+
+    def probabilities(self) -> list[float]:
+        if not self._fresh:
+            regret_matching_probabilities(self.regrets, self.gamma, self._probs)
+            self._fresh = True
+        return self._probs
+
+    def select(self, u: float) -> int:
+        return sample_index(self.probabilities(), u)
+
+    def update(self, action: int, reward: float, action_values) -> None:
+        regrets = self.regrets
+        for i in range(len(regrets)):
+            regrets[i] += action_values[i] - reward
+        self._fresh = False
+
+
+class Exp3Selector:
+    """Exp3 (eq. 4) with numerically stable weights; rewards are importance weighted."""
+
+    uses_action_values = False
+    __slots__ = ("reward_sums", "gamma", "_probs", "_fresh")
+
+    def __init__(self, num_actions: int, gamma: float):
+        self.reward_sums = [0.0] * num_actions
+        self.gamma = gamma
+        self._probs = [0.0] * num_actions
+        self._fresh = False
+
+    def probabilities(self) -> list[float]:
+        if not self._fresh:
+            exp3_probabilities(self.reward_sums, self.gamma, self._probs)
+            self._fresh = True
+        return self._probs
+
+    def select(self, u: float) -> int:
+        return sample_index(self.probabilities(), u)
+
+    def update(self, action: int, reward: float, action_values=None) -> None:
+        # The probability the action had when it was chosen: x is unchanged since then.
+        self.reward_sums[action] += reward / self.probabilities()[action]
+        self._fresh = False
+
+
+class UCBSelector:
+    """Decoupled UCB1 (UCT): not Hannan consistent, so no Nash guarantee (Shafiei et al.)."""
+
+    uses_action_values = False
+    __slots__ = ("reward_sums", "counts", "c")
+
+    def __init__(self, num_actions: int, c: float):
+        self.reward_sums = [0.0] * num_actions
+        self.counts = [0] * num_actions
+        self.c = c
+
+    def probabilities(self) -> list[float]:
+        probs = [0.0] * len(self.counts)
+        probs[ucb_index(self.reward_sums, self.counts, self.c)] = 1.0
+        return probs
+
+    def select(self, u: float) -> int:
+        return ucb_index(self.reward_sums, self.counts, self.c)
+
+    def update(self, action: int, reward: float, action_values=None) -> None:
+        self.reward_sums[action] += reward
+        self.counts[action] += 1
+
+
+def parse_selector(name: str) -> tuple[str, bool]:
+    """``"rmm"`` -> ``("rm", True)``: the base selector and whether means are propagated."""
+    key = str(name).strip().lower()
+    for base in SELECTOR_NAMES:
+        if key == base:
+            return base, False
+        if key == base + "m":
+            return base, True
+    allowed = ", ".join(f"{b}, {b}m" for b in SELECTOR_NAMES)
+    raise ValueError(f"unknown selector {name!r}; choose one of {allowed} "
+                     "(a trailing 'm' propagates node means: RMM, Exp3M, UCBM)")
+
+
+def check_gamma(gamma: float) -> float:
+    if isinstance(gamma, bool) or not isinstance(gamma, (int, float)) or not 0 < gamma <= 1:
+        raise ValueError(f"gamma must be in (0, 1] (the exploration probability), got {gamma!r}")
+    return float(gamma)
+
+
+def check_c(c: float) -> float:
+    if isinstance(c, bool) or not isinstance(c, (int, float)) or not c >= 0:
+        raise ValueError(f"c must be a number >= 0 (the UCB exploration constant), got {c!r}")
+    return float(c)
+
+
+def selector_factory(name: str, gamma: float = 0.05, c: float = 1.4):
+    """A function ``num_actions -> selector`` for the base selector ``name``."""
+    base, _ = parse_selector(name)
+    if base == "ucb":
+        c = check_c(c)
+        return lambda num_actions: UCBSelector(num_actions, c)
+    gamma = check_gamma(gamma)
+    cls = RegretMatchingSelector if base == "rm" else Exp3Selector
+    return lambda num_actions: cls(num_actions, gamma)
