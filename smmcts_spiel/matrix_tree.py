@@ -31,7 +31,6 @@ import math
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Union
 
 import numpy as np
 
@@ -58,7 +57,7 @@ class ChanceStage:
     outcomes: tuple[tuple[float, Node], ...]
 
 
-Node = Union[float, MatrixStage, ChanceStage]
+Node = float | MatrixStage | ChanceStage
 
 
 @dataclass(frozen=True)
