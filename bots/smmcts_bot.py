@@ -1,0 +1,112 @@
+"""SM-MCTS as an OpenSpiel bot: plays in evaluate_bots, tournaments and anything taking a bot."""
+
+from __future__ import annotations
+
+import random
+
+import pyspiel
+
+from smmcts_spiel.search import SMMCTS, SearchPolicy
+
+
+class SMMCTSBot(pyspiel.Bot):
+    """Simultaneous-Move MCTS with Regret Matching, Exp3 or UCB selection.
+
+    Each ``step`` searches from the given state, keeping the subtree of the actual history
+    from earlier steps. At a simultaneous node the bot samples its action from its final
+    strategy (a pure choice would be exploitable); where it moves alone it plays its most
+    frequent action, since a single mover always has a pure best choice.
+
+    Args:
+      game: two-player zero-sum (or constant-sum) game, simultaneous or sequential.
+      player_id: 0 or 1.
+      selector: "rm", "rmm", "exp3", "exp3m", "ucb" or "ucbm" (trailing "m": propagate
+        node means, the paper's RMM / Exp3M).
+      gamma: exploration of RM and Exp3, in (0, 1].
+      c: UCB exploration constant (rewards are scaled into [-1, 1]).
+      iterations: search iterations per step (None: search by time_limit alone).
+      time_limit: seconds per step; the search stops at whichever budget runs out first.
+      final_strategy: "empirical" frequencies (the paper's) or "average" strategy.
+      seed: seeds the search and the bot's own sampling; same seed, same game, same play.
+      evaluator: leaf evaluator with OpenSpiel's ``evaluate(state)`` interface (default:
+        one seeded random rollout).
+    """
+
+    def __init__(self, game: pyspiel.Game, player_id: int, selector: str = "rm",
+                 gamma: float = 0.05, c: float = 1.4, iterations: int | None = 1000,
+                 time_limit: float | None = None, final_strategy: str = "empirical",
+                 seed: int | None = None, evaluator=None):
+        super().__init__()
+        if player_id not in (0, 1):
+            raise ValueError(f"player_id must be 0 or 1, got {player_id!r}")
+        if iterations is None and time_limit is None:
+            raise ValueError("give a budget: iterations, time_limit, or both")
+        if iterations is not None and (isinstance(iterations, bool) or
+                                       not isinstance(iterations, int) or iterations < 1):
+            raise ValueError(f"iterations must be a positive integer, got {iterations!r}")
+        if time_limit is not None and (isinstance(time_limit, bool) or
+                                       not isinstance(time_limit, (int, float)) or
+                                       not time_limit > 0):
+            raise ValueError(f"time_limit must be a positive number of seconds, "
+                             f"got {time_limit!r}")
+        self._rng = random.Random(seed)
+        self._search = SMMCTS(game, selector=selector, gamma=gamma, c=c,
+                              final_strategy=final_strategy, evaluator=evaluator,
+                              seed=self._rng.getrandbits(63))
+        self.player_id = player_id
+        self.iterations = iterations
+        self.time_limit = time_limit
+
+    @property
+    def search(self) -> SMMCTS:
+        """The underlying search (its tree, root and strategies)."""
+        return self._search
+
+    def policy(self) -> SearchPolicy:
+        """The current final strategy of both players as an OpenSpiel policy.
+
+        It answers for states of the original (simultaneous) game, uniform where the
+        search never went; ``smmcts_spiel.exploitability.evaluate`` takes it directly.
+        """
+        return self._search.policy()
+
+    def restart_at(self, state: pyspiel.State) -> None:
+        self._search.set_root(state)
+
+    def restart(self) -> None:
+        self._search.reset()
+
+    def inform_action(self, state, player_id, action) -> None:
+        """Nothing to do: the next step re-roots the tree by the state's history."""
+
+    def inform_actions(self, state, actions) -> None:
+        """Nothing to do: the next step re-roots the tree by the state's history."""
+
+    def provides_policy(self) -> bool:
+        return True
+
+    def step_with_policy(self, state: pyspiel.State):
+        """Search, then return (this player's final strategy as (action, p) pairs, action)."""
+        self._check_can_act(state)
+        node = self._search.run(state, self.iterations, self.time_limit)
+        actions = node.actions[self.player_id]
+        probs = node.strategy(self.player_id, self._search.final_strategy)
+        if node.mover is None:
+            action = self._rng.choices(actions, weights=probs)[0]
+        else:
+            counts = node.counts[self.player_id]
+            action = actions[max(range(len(actions)), key=counts.__getitem__)]
+        return list(zip(actions, probs)), action
+
+    def step(self, state: pyspiel.State) -> int:
+        return self.step_with_policy(state)[1]
+
+    def _check_can_act(self, state: pyspiel.State) -> None:
+        if state.is_terminal():
+            raise ValueError("SMMCTSBot.step called at a terminal state: the game is over")
+        if state.is_chance_node():
+            raise ValueError("SMMCTSBot.step called at a chance node: chance moves are "
+                             "sampled by the game runner, not by a bot")
+        if not state.legal_actions(self.player_id):
+            raise ValueError(f"SMMCTSBot (player {self.player_id}) has no move here: it is "
+                             f"player {state.current_player()}'s turn")

@@ -1,0 +1,405 @@
+"""Simultaneous-Move MCTS (Alg. 1 of Lisy et al., NIPS 2013) over pyspiel states.
+
+The pieces follow OpenSpiel's ``mcts.py``: an evaluator scores new leaves, a
+:class:`SearchNode` holds the statistics of one state, and :class:`SMMCTS` runs
+iterations and answers strategy queries; the bot (``smmcts_spiel.bots``) wraps it.
+
+One iteration descends the tree. At a decision node that still has an untried joint
+action it tries one (chosen uniformly at random), adds the child, evaluates it with one
+rollout and returns; otherwise each player picks its own action with its own selector.
+Every node records the sum ``X`` and count ``n`` of the values passed through it; a node
+returns the sampled value, or ``X / n`` in the mean-propagating variants (RMM, Exp3M,
+UCBM). A node where only one player moves is a 1 x n stage; chance nodes are sampled.
+Values are player 1's utility ``u1``; selectors see rewards ``u_p / scale`` in [-1, 1].
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Sequence
+
+import numpy as np
+import pyspiel
+from open_spiel.python import policy as policy_lib
+
+from smmcts_spiel.selectors import check_gamma, parse_selector, selector_factory
+
+FINAL_STRATEGIES = ("empirical", "average")
+
+_TERMINAL, _CHANCE, _DECISION = 0, 1, 2
+
+
+def check_game(game: pyspiel.Game, purpose: str = "SM-MCTS") -> None:
+    """Raise ValueError unless ``game`` is a two-player zero/constant-sum game we can search."""
+    game_type = game.get_type()
+    name = game_type.short_name
+    if game.num_players() != 2:
+        raise ValueError(f"{purpose} needs a two-player game; {name!r} has "
+                         f"{game.num_players()} players")
+    if game_type.utility not in (pyspiel.GameType.Utility.ZERO_SUM,
+                                 pyspiel.GameType.Utility.CONSTANT_SUM):
+        raise ValueError(f"{purpose} needs a zero-sum or constant-sum game; {name!r} is "
+                         f"{game_type.utility.name.lower().replace('_', '-')}")
+    if game_type.dynamics not in (pyspiel.GameType.Dynamics.SIMULTANEOUS,
+                                  pyspiel.GameType.Dynamics.SEQUENTIAL):
+        raise ValueError(f"{purpose} supports simultaneous and sequential games, not "
+                         f"{game_type.dynamics.name.lower()} ({name!r})")
+    if game_type.information not in (pyspiel.GameType.Information.PERFECT_INFORMATION,
+                                     pyspiel.GameType.Information.ONE_SHOT):
+        raise ValueError(f"{purpose} needs perfect information between stages; {name!r} has "
+                         "imperfect information (use smmcts_spiel.bots.MMCTSBot for such games)")
+
+
+class RandomRolloutEvaluator:
+    """One uniformly random playout per evaluation, from a seeded generator.
+
+    At simultaneous nodes it draws a flat joint action, i.e. each player's action uniformly
+    and independently. Like OpenSpiel's evaluators it returns every player's return.
+    """
+
+    def __init__(self, n_rollouts: int = 1, seed: int | None = None):
+        if n_rollouts < 1:
+            raise ValueError(f"n_rollouts must be >= 1, got {n_rollouts}")
+        self.n_rollouts = n_rollouts
+        self._rng = random.Random(seed)
+
+    def evaluate(self, state: pyspiel.State) -> list[float]:
+        rng = self._rng
+        total = None
+        for _ in range(self.n_rollouts):
+            working = state.clone()
+            while not working.is_terminal():
+                if working.is_chance_node():
+                    working.apply_action(_sample_chance(working.chance_outcomes(), rng.random()))
+                else:
+                    working.apply_action(rng.choice(working.legal_actions()))
+            returns = working.returns()
+            total = returns if total is None else [a + b for a, b in zip(total, returns)]
+        return [v / self.n_rollouts for v in total]
+
+    def prior(self, state: pyspiel.State):
+        """Uniform prior, for interface compatibility with OpenSpiel's evaluators."""
+        if state.is_chance_node():
+            return state.chance_outcomes()
+        actions = state.legal_actions(state.current_player())
+        return [(a, 1.0 / len(actions)) for a in actions]
+
+
+def _sample_chance(outcomes, u: float) -> int:
+    acc = 0.0
+    for action, prob in outcomes:
+        acc += prob
+        if u < acc:
+            return action
+    return outcomes[-1][0]
+
+
+class SearchNode:
+    """Statistics of one state in the search tree.
+
+    Decision nodes keep both players' legal actions (a player who does not move has the
+    single pseudo-action ``pyspiel.INVALID_ACTION``), children indexed by the joint action
+    ``i * n2 + j``, one selector per player that has a choice, and the per-action counts
+    (empirical frequencies) and, on request, sums of sampling distributions (average
+    strategy). A decision node drops its pyspiel state once all its children exist.
+    """
+
+    __slots__ = ("kind", "state", "total", "visits", "u1", "mover", "actions", "children",
+                 "unexpanded", "selectors", "counts", "strategy_sums", "chance_outcomes")
+
+    def __init__(self, state: pyspiel.State):
+        self.state = state
+        self.total = 0.0
+        self.visits = 0
+        self.children = None
+        if state.is_terminal():
+            self.kind = _TERMINAL
+            self.u1 = state.returns()[0]
+        elif state.is_chance_node():
+            self.kind = _CHANCE
+            self.chance_outcomes = state.chance_outcomes()
+            self.children = {}
+        else:
+            self.kind = _DECISION
+            if state.is_simultaneous_node():
+                self.mover = None
+            else:
+                self.mover = state.current_player()
+            self.actions = tuple(state.legal_actions(p) or [pyspiel.INVALID_ACTION]
+                                 for p in (0, 1))
+
+    @property
+    def is_terminal(self) -> bool:
+        return self.kind == _TERMINAL
+
+    @property
+    def is_chance(self) -> bool:
+        return self.kind == _CHANCE
+
+    def mean(self) -> float:
+        """Mean player-1 value of the iterations through this node."""
+        return self.total / self.visits
+
+    def child(self, player_actions: Sequence[int]):
+        """The child after the given action of each player (chance: one action), or None."""
+        if self.kind == _CHANCE:
+            return self.children.get(player_actions[0])
+        if self.kind != _DECISION or self.children is None:
+            return None
+        try:
+            i = self.actions[0].index(player_actions[0])
+            j = self.actions[1].index(player_actions[1])
+        except ValueError:
+            return None
+        return self.children[i * len(self.actions[1]) + j]
+
+    def strategy(self, player: int, final_strategy: str = "empirical") -> list[float]:
+        """The final strategy of ``player`` here: empirical frequencies or average strategy."""
+        if self.kind != _DECISION:
+            raise ValueError("only decision nodes have strategies")
+        n = len(self.actions[player])
+        if self.children is None:
+            return [1.0 / n] * n
+        weights = (self.counts if final_strategy == "empirical" else self.strategy_sums)[player]
+        total = sum(weights)
+        if total <= 0:
+            return [1.0 / n] * n
+        return [w / total for w in weights]
+
+
+class SMMCTS:
+    """The search: Alg. 1 with a selector per player at every node.
+
+    Args:
+      game: a two-player zero-sum or constant-sum game with perfect information between
+        stages (simultaneous or sequential).
+      selector: "rm", "exp3" or "ucb"; with a trailing "m" ("rmm", "exp3m", "ucbm") nodes
+        propagate their mean value instead of the sampled one.
+      gamma: exploration of RM and Exp3, in (0, 1].
+      c: exploration constant of UCB.
+      final_strategy: "empirical" (frequencies n_i / n, the paper's) or "average" (the mean
+        of the sampling distributions).
+      evaluator: scores a new leaf; anything with OpenSpiel's ``evaluate(state)`` returning
+        every player's return. Default: one random rollout seeded from ``seed``.
+      seed: seeds every random choice of the search.
+    """
+
+    def __init__(self, game: pyspiel.Game, selector: str = "rm", gamma: float = 0.05,
+                 c: float = 1.4, final_strategy: str = "empirical", evaluator=None,
+                 seed: int | None = None):
+        check_game(game)
+        base, self.propagate_mean = parse_selector(selector)
+        if base != "ucb":
+            check_gamma(gamma)
+        if final_strategy not in FINAL_STRATEGIES:
+            raise ValueError(f"final_strategy must be one of {', '.join(FINAL_STRATEGIES)}, "
+                             f"got {final_strategy!r}")
+        self.game = game
+        self.selector = selector
+        self.final_strategy = final_strategy
+        self._make_selector = selector_factory(base, gamma, c)
+        self._track_average = final_strategy == "average"
+        self._rng = random.Random(seed)
+        self.evaluator = evaluator or RandomRolloutEvaluator(seed=self._rng.getrandbits(63))
+        scale = max(abs(game.min_utility()), abs(game.max_utility())) or 1.0
+        self._inv_scale = 1.0 / scale
+        self._utility_sum = game.utility_sum()
+        self.root: SearchNode | None = None
+        self._root_history: list[int] = []
+
+    # -- tree management ---------------------------------------------------------------
+
+    def set_root(self, state: pyspiel.State) -> SearchNode:
+        """Make ``state`` the root, keeping the subtree of the current tree if it has one."""
+        history = state.history()
+        if self.root is not None and history[:len(self._root_history)] == self._root_history:
+            node = self._descend(self.root, history[len(self._root_history):])
+            if node is not None:
+                self.root, self._root_history = node, history
+                return node
+        self.root, self._root_history = SearchNode(state.clone()), history
+        return self.root
+
+    def reset(self) -> None:
+        self.root, self._root_history = None, []
+
+    def find(self, state: pyspiel.State) -> SearchNode | None:
+        """The tree's node for ``state``, or None if the search never went there."""
+        if self.root is None:
+            return None
+        history = state.history()
+        if history[:len(self._root_history)] != self._root_history:
+            return None
+        return self._descend(self.root, history[len(self._root_history):])
+
+    @staticmethod
+    def _descend(node: SearchNode, moves: Sequence[int]) -> SearchNode | None:
+        """Follow history entries (one per chance or sequential move, two per joint move)."""
+        k = 0
+        while k < len(moves):
+            if node is None or node.kind == _TERMINAL:
+                return None
+            if node.kind == _CHANCE:
+                node, k = node.child((moves[k],)), k + 1
+            elif node.mover is None:
+                if k + 1 >= len(moves):
+                    return None
+                node, k = node.child((moves[k], moves[k + 1])), k + 2
+            else:
+                pair = [pyspiel.INVALID_ACTION, pyspiel.INVALID_ACTION]
+                pair[node.mover] = moves[k]
+                node, k = node.child(pair), k + 1
+        return node
+
+    # -- running -----------------------------------------------------------------------
+
+    def run(self, state: pyspiel.State, iterations: int | None = 1000,
+            time_limit: float | None = None) -> SearchNode:
+        """Search from ``state`` until ``iterations`` are done or ``time_limit`` seconds pass.
+
+        Pass ``iterations=None`` to search by time alone. Returns the root node.
+        """
+        if iterations is None and time_limit is None:
+            raise ValueError("give a budget: iterations, time_limit, or both")
+        if iterations is not None and (isinstance(iterations, bool) or
+                                       not isinstance(iterations, (int, np.integer)) or
+                                       iterations < 1):
+            raise ValueError(f"iterations must be a positive integer, got {iterations!r}")
+        if time_limit is not None and not time_limit > 0:
+            raise ValueError(f"time_limit must be a positive number of seconds, "
+                             f"got {time_limit!r}")
+        if state.is_terminal():
+            raise ValueError("cannot search from a terminal state: the game is over")
+        root = self.set_root(state)
+        if time_limit is None:
+            for _ in range(iterations):
+                self._simulate(root)
+            return root
+        deadline = time.perf_counter() + time_limit
+        done = 0
+        while iterations is None or done < iterations:
+            self._simulate(root)
+            done += 1
+            if done % 16 == 0 and time.perf_counter() >= deadline:
+                break
+        return root
+
+    def _simulate(self, node: SearchNode) -> float:
+        """One iteration of Alg. 1 below ``node``; returns RetVal in player 1's utility."""
+        if node.kind == _TERMINAL:
+            return node.u1
+        if node.kind == _CHANCE:
+            action = _sample_chance(node.chance_outcomes, self._rng.random())
+            child = node.children.get(action)
+            if child is None:
+                child_state = node.state.clone()
+                child_state.apply_action(action)
+                child = node.children[action] = SearchNode(child_state)
+            u1 = self._simulate(child)
+            node.total += u1
+            node.visits += 1
+            return node.total / node.visits if self.propagate_mean else u1
+        if node.children is None:
+            self._open(node)
+        if node.unexpanded:
+            joint = node.unexpanded.pop()
+            n2 = len(node.actions[1])
+            i, j = divmod(joint, n2)
+            child_state = node.state.clone()
+            if node.mover is None:
+                child_state.apply_actions([node.actions[0][i], node.actions[1][j]])
+            else:
+                child_state.apply_action(node.actions[node.mover][i if node.mover == 0 else j])
+            if not node.unexpanded:
+                node.state = None  # every child exists: the state is no longer needed
+            child = node.children[joint] = SearchNode(child_state)
+            u1 = child.u1 if child.kind == _TERMINAL else self.evaluator.evaluate(child_state)[0]
+            child.total += u1
+            child.visits += 1
+            self._update(node, i, j, u1)
+            return u1
+        rng = self._rng
+        sel1, sel2 = node.selectors
+        i = sel1.select(rng.random()) if sel1 is not None else 0
+        j = sel2.select(rng.random()) if sel2 is not None else 0
+        u1 = self._simulate(node.children[i * len(node.actions[1]) + j])
+        node.total += u1
+        node.visits += 1
+        self._update(node, i, j, u1)
+        return node.total / node.visits if self.propagate_mean else u1
+
+    def _open(self, node: SearchNode) -> None:
+        """First visit of a decision node: create its selectors and expansion order."""
+        n1, n2 = len(node.actions[0]), len(node.actions[1])
+        node.children = [None] * (n1 * n2)
+        node.unexpanded = list(range(n1 * n2))
+        self._rng.shuffle(node.unexpanded)
+        node.selectors = tuple(self._make_selector(n) if n > 1 else None for n in (n1, n2))
+        node.counts = ([0] * n1, [0] * n2)
+        node.strategy_sums = ([0.0] * n1, [0.0] * n2) if self._track_average else None
+
+    def _update(self, node: SearchNode, i: int, j: int, u1: float) -> None:
+        """Update(h, i, j, u1): each player's selector learns from its own reward."""
+        inv_scale = self._inv_scale
+        children = node.children
+        n2 = len(node.actions[1])
+        for player, own, other in ((0, i, j), (1, j, i)):
+            selector = node.selectors[player]
+            node.counts[player][own] += 1
+            if selector is None:
+                continue
+            if self._track_average:
+                sums = node.strategy_sums[player]
+                for a, p in enumerate(selector.probabilities()):
+                    sums[a] += p
+            if player == 0:
+                reward = u1 * inv_scale
+            else:
+                reward = (self._utility_sum - u1) * inv_scale
+            values = None
+            if selector.uses_action_values:
+                values = []
+                for a in range(len(node.actions[player])):
+                    child = children[a * n2 + other if player == 0 else other * n2 + a]
+                    if a == own or child is None:
+                        values.append(reward)
+                    else:
+                        mean = child.total / child.visits
+                        values.append(mean * inv_scale if player == 0
+                                      else (self._utility_sum - mean) * inv_scale)
+            selector.update(own, reward, values)
+
+    # -- results -----------------------------------------------------------------------
+
+    def strategy(self, state: pyspiel.State, player: int) -> dict[int, float]:
+        """``player``'s final strategy at ``state``: uniform where the search never went."""
+        node = self.find(state)
+        if node is not None and node.kind == _DECISION and (
+                node.mover is None or node.mover == player):
+            return dict(zip(node.actions[player], node.strategy(player, self.final_strategy)))
+        actions = state.legal_actions(player)
+        return {a: 1.0 / len(actions) for a in actions}
+
+    def policy(self) -> SearchPolicy:
+        return SearchPolicy(self)
+
+
+class SearchPolicy(policy_lib.Policy):
+    """The search's final strategy as an OpenSpiel policy on the (simultaneous) game.
+
+    ``action_probabilities(state, player_id)`` answers for any state of the original game:
+    the tree's strategy where the search went, uniform elsewhere. It reads the live tree,
+    so it reflects every search run so far.
+    """
+
+    def __init__(self, search: SMMCTS):
+        super().__init__(search.game, [0, 1])
+        self._search = search
+
+    def action_probabilities(self, state, player_id=None):
+        if player_id is None:
+            if state.is_simultaneous_node():
+                raise ValueError("at a simultaneous node give player_id (0 or 1)")
+            player_id = state.current_player()
+        return self._search.strategy(state, player_id)

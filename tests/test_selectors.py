@@ -1,0 +1,69 @@
+"""Selector arithmetic against hand-computed updates (paper eq. 3, 4 and Sec. 3.1)."""
+
+import math
+
+import pytest
+
+from smmcts_spiel import selectors as sel
+
+
+def test_regret_matching_starts_uniform_and_follows_positive_regret():
+    rm = sel.RegretMatchingSelector(2, gamma=0.1)
+    assert rm.probabilities() == pytest.approx([0.5, 0.5])
+    # Played action 0 for reward 0.3; action 1 would have earned 0.8 (child mean).
+    rm.update(0, 0.3, [0.3, 0.8])
+    assert rm.regrets == pytest.approx([0.0, 0.5])
+    # sigma = (0, 1); with gamma = 0.1: 0.05 / 0.95.
+    assert rm.probabilities() == pytest.approx([0.05, 0.95])
+    rm.update(1, 0.2, [0.9, 0.2])
+    assert rm.regrets == pytest.approx([0.7, 0.5])
+    assert rm.probabilities() == pytest.approx([0.05 + 0.9 * 0.7 / 1.2, 0.05 + 0.9 * 0.5 / 1.2])
+
+
+def test_exp3_hand_update():
+    exp3 = sel.Exp3Selector(2, gamma=0.2)
+    assert exp3.probabilities() == pytest.approx([0.5, 0.5])
+    exp3.update(0, 0.6)  # x0 += 0.6 / 0.5
+    assert exp3.reward_sums == pytest.approx([1.2, 0.0])
+    # eta = 0.1, w = (0, -1.2): p0 = 0.8 / (1 + e^-0.12) + 0.1 = 0.523971...
+    assert exp3.probabilities()[0] == pytest.approx(0.8 / (1 + math.exp(-0.12)) + 0.1)
+    assert exp3.probabilities()[0] == pytest.approx(0.523971, abs=1e-6)
+
+
+def test_exp3_is_stable_for_huge_reward_sums():
+    probs = sel.exp3_probabilities([1e6, 0.0, -1e6], 0.3, [0.0] * 3)
+    assert all(math.isfinite(p) for p in probs)
+    assert probs == pytest.approx([0.7 + 0.1, 0.1, 0.1])
+
+
+def test_ucb_tries_every_action_then_maximises_the_bound():
+    ucb = sel.UCBSelector(3, c=1.0)
+    for expected in range(3):
+        assert ucb.select(0.5) == expected
+        ucb.update(expected, [0.2, 0.9, 0.5][expected])
+    assert ucb.select(0.5) == 1
+    assert ucb.probabilities() == [0.0, 1.0, 0.0]
+
+
+def test_sample_index_inverts_the_cdf():
+    probs = [0.2, 0.5, 0.3]
+    assert [sel.sample_index(probs, u) for u in (0.0, 0.19, 0.2, 0.69, 0.7, 0.999)] == [
+        0, 0, 1, 1, 2, 2]
+
+
+@pytest.mark.parametrize("name, expected", [("rm", ("rm", False)), ("RMM", ("rm", True)),
+                                            ("exp3m", ("exp3", True)), ("ucb", ("ucb", False))])
+def test_parse_selector(name, expected):
+    assert sel.parse_selector(name) == expected
+
+
+@pytest.mark.parametrize("bad", ["cfr", "", "rmmm"])
+def test_unknown_selector_is_named(bad):
+    with pytest.raises(ValueError, match="unknown selector"):
+        sel.parse_selector(bad)
+
+
+@pytest.mark.parametrize("gamma", [0, -0.1, 1.5, "0.1", True])
+def test_gamma_outside_unit_interval(gamma):
+    with pytest.raises(ValueError, match=r"gamma must be in \(0, 1\]"):
+        sel.selector_factory("rm", gamma=gamma)

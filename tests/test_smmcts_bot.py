@@ -1,0 +1,160 @@
+"""SMMCTSBot as an OpenSpiel bot: plays OpenSpiel's games through evaluate_bots."""
+
+import numpy as np
+import pyspiel
+import pytest
+from open_spiel.python.algorithms import mcts
+from open_spiel.python.algorithms.evaluate_bots import evaluate_bots
+
+from smmcts_spiel.bots import SMMCTSBot
+
+SELECTORS = ["rm", "rmm", "exp3", "exp3m", "ucb", "ucbm"]
+
+
+def play(game, bots, seed):
+    return evaluate_bots(game.new_initial_state(), bots, np.random.RandomState(seed))
+
+
+@pytest.mark.parametrize("game_string", [
+    "goofspiel(num_cards=3,imp_info=False,points_order=descending)",
+    "goofspiel(num_cards=4,imp_info=False,points_order=random)",
+    "goofspiel(num_cards=5,imp_info=False,points_order=ascending,returns_type=point_difference)",
+    "oshi_zumo(coins=10,size=2)",
+    "matrix_rps",
+    "matrix_mp",
+    "tic_tac_toe",
+])
+@pytest.mark.parametrize("selector", ["rm", "exp3m", "ucb"])
+def test_plays_full_games_through_evaluate_bots(game_string, selector):
+    game = pyspiel.load_game(game_string)
+    bots = [SMMCTSBot(game, 0, selector=selector, iterations=100, seed=1),
+            SMMCTSBot(game, 1, selector=selector, iterations=100, seed=2)]
+    returns = play(game, bots, 0)
+    assert sum(returns) == pytest.approx(game.utility_sum())
+
+
+def test_same_seed_same_actions():
+    game = pyspiel.load_game("goofspiel(num_cards=5,imp_info=False)")
+
+    def actions(seed):
+        bots = [SMMCTSBot(game, p, selector="exp3", iterations=200, seed=seed + p)
+                for p in (0, 1)]
+        state = game.new_initial_state()
+        rng = np.random.RandomState(0)
+        taken = []
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes, probs = zip(*state.chance_outcomes())
+                state.apply_action(rng.choice(outcomes, p=probs))
+            else:
+                joint = [bot.step(state) for bot in bots]
+                taken.append(joint)
+                state.apply_actions(joint)
+        return taken
+
+    assert actions(3) == actions(3)
+
+
+def test_step_with_policy_reports_the_final_strategy():
+    game = pyspiel.load_game("matrix_rps")
+    bot = SMMCTSBot(game, 1, iterations=3_000, seed=0)
+    policy, action = bot.step_with_policy(game.new_initial_state())
+    assert [a for a, _ in policy] == [0, 1, 2]
+    assert sum(p for _, p in policy) == pytest.approx(1.0)
+    assert all(abs(p - 1 / 3) < 0.05 for _, p in policy)
+    assert action in (0, 1, 2) and bot.provides_policy()
+
+
+def test_policy_export_covers_both_players():
+    game = pyspiel.load_game("matrix_mp")
+    bot = SMMCTSBot(game, 0, iterations=500, seed=0)
+    bot.step(game.new_initial_state())
+    probs = bot.policy().action_probabilities(game.new_initial_state(), 1)
+    assert sum(probs.values()) == pytest.approx(1.0)
+
+
+def test_bad_input_is_refused_clearly():
+    game = pyspiel.load_game("matrix_mp")
+    with pytest.raises(ValueError, match="unknown selector"):
+        SMMCTSBot(game, 0, selector="cfr")
+    with pytest.raises(ValueError, match="gamma"):
+        SMMCTSBot(game, 0, gamma=0)
+    with pytest.raises(ValueError, match="iterations must be a positive integer"):
+        SMMCTSBot(game, 0, iterations=-5)
+    with pytest.raises(ValueError, match="time_limit"):
+        SMMCTSBot(game, 0, time_limit=0)
+    with pytest.raises(ValueError, match="player_id"):
+        SMMCTSBot(game, 2)
+    with pytest.raises(ValueError, match="zero-sum"):
+        SMMCTSBot(pyspiel.load_game("matrix_pd"), 0)
+    with pytest.raises(ValueError, match="two-player"):
+        SMMCTSBot(pyspiel.load_game("goofspiel(players=3)"), 0)
+    state = game.new_initial_state()
+    state.apply_actions([0, 1])
+    with pytest.raises(ValueError, match="terminal"):
+        SMMCTSBot(game, 0).step(state)
+    ttt = pyspiel.load_game("tic_tac_toe")
+    with pytest.raises(ValueError, match="player 0's turn"):
+        SMMCTSBot(ttt, 1).step(ttt.new_initial_state())
+
+
+def wins_and_losses_against_random(game, selector, num_games, iterations=500):
+    # For scale: the exact equilibrium of this game scores +0.59 a game against random.
+    wins = losses = 0
+    for k in range(num_games):
+        seat = k % 2
+        bots = [None, None]
+        bots[seat] = SMMCTSBot(game, seat, selector=selector, iterations=iterations, seed=k)
+        bots[1 - seat] = pyspiel.make_uniform_random_bot(1 - seat, 1000 + k)
+        result = play(game, bots, k)[seat]
+        wins += result > 0
+        losses += result < 0
+    return wins, losses
+
+
+@pytest.mark.parametrize("selector", SELECTORS)
+def test_every_selector_beats_random_at_goofspiel_quick(selector):
+    game = pyspiel.load_game("goofspiel(num_cards=4,imp_info=False)")
+    wins, losses = wins_and_losses_against_random(game, selector, 20)
+    assert wins >= 11 and wins >= 2 * losses
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("selector", SELECTORS)
+def test_every_selector_beats_random_at_goofspiel(selector):
+    game = pyspiel.load_game("goofspiel(num_cards=4,imp_info=False)")
+    wins, losses = wins_and_losses_against_random(game, selector, 100, iterations=1_000)
+    assert wins >= 55 and wins >= 2 * losses
+
+
+def ucb_never_loses_to_random_as_first_player(num_games):
+    game = pyspiel.load_game("tic_tac_toe")
+    for k in range(num_games):
+        bots = [SMMCTSBot(game, 0, selector="ucb", iterations=1_000, seed=k),
+                pyspiel.make_uniform_random_bot(1, k)]
+        assert play(game, bots, k)[0] >= 0, f"lost game {k}"
+
+
+def test_ucb_never_loses_tic_tac_toe_to_random_quick():
+    ucb_never_loses_to_random_as_first_player(10)
+
+
+@pytest.mark.slow
+def test_ucb_never_loses_tic_tac_toe_to_random():
+    ucb_never_loses_to_random_as_first_player(100)
+
+
+@pytest.mark.slow
+def test_ucb_holds_its_own_against_openspiel_mcts_at_tic_tac_toe():
+    game = pyspiel.load_game("tic_tac_toe")
+    not_lost = 0
+    num_games = 40
+    for k in range(num_games):
+        seat = k % 2
+        ours = SMMCTSBot(game, seat, selector="ucb", iterations=1_000, seed=k)
+        rng = np.random.RandomState(k)
+        theirs = mcts.MCTSBot(game, 2.0, 1_000, mcts.RandomRolloutEvaluator(random_state=rng),
+                              random_state=rng)
+        bots = [ours, theirs] if seat == 0 else [theirs, ours]
+        not_lost += play(game, bots, k)[seat] >= 0
+    assert not_lost >= 0.8 * num_games
