@@ -342,33 +342,32 @@ class SMMCTS:
     def _update(self, node: SearchNode, i: int, j: int, u1: float) -> None:
         """Update(h, i, j, u1): each player's selector learns from its own reward."""
         inv_scale = self._inv_scale
-        children = node.children
+        utility_sum = self._utility_sum
+        node.counts[0][i] += 1
+        node.counts[1][j] += 1
+        sel1, sel2 = node.selectors
+        if self._track_average:
+            for selector, sums in zip(node.selectors, node.strategy_sums):
+                if selector is not None:
+                    for a, p in enumerate(selector.probabilities()):
+                        sums[a] += p
         n2 = len(node.actions[1])
-        for player, own, other in ((0, i, j), (1, j, i)):
-            selector = node.selectors[player]
-            node.counts[player][own] += 1
-            if selector is None:
-                continue
-            if self._track_average:
-                sums = node.strategy_sums[player]
-                for a, p in enumerate(selector.probabilities()):
-                    sums[a] += p
-            if player == 0:
-                reward = u1 * inv_scale
-            else:
-                reward = (self._utility_sum - u1) * inv_scale
+        if sel1 is not None:
+            reward = u1 * inv_scale
             values = None
-            if selector.uses_action_values:
-                values = []
-                for a in range(len(node.actions[player])):
-                    child = children[a * n2 + other if player == 0 else other * n2 + a]
-                    if a == own or child is None:
-                        values.append(reward)
-                    else:
-                        mean = child.total / child.visits
-                        values.append(mean * inv_scale if player == 0
-                                      else (self._utility_sum - mean) * inv_scale)
-            selector.update(own, reward, values)
+            if sel1.uses_action_values:
+                # Row a against the sampled column j: the child's mean, or the sample itself.
+                values = [reward if a == i or child is None else child.total / child.visits
+                          * inv_scale for a, child in enumerate(node.children[j::n2])]
+            sel1.update(i, reward, values)
+        if sel2 is not None:
+            reward = (utility_sum - u1) * inv_scale
+            values = None
+            if sel2.uses_action_values:
+                values = [reward if b == j or child is None else
+                          (utility_sum - child.total / child.visits) * inv_scale
+                          for b, child in enumerate(node.children[i * n2:(i + 1) * n2])]
+            sel2.update(j, reward, values)
 
     # -- results -----------------------------------------------------------------------
 
