@@ -1,8 +1,10 @@
 """The package layout: games/ and bots/ are installed as smmcts_spiel.games / .bots."""
 
 import importlib
+import os
 import subprocess
 import sys
+import sysconfig
 import zipfile
 from pathlib import Path
 
@@ -26,3 +28,14 @@ def test_wheel_maps_games_and_bots_under_smmcts_spiel(tmp_path):
     assert "smmcts_spiel/games/__init__.py" in names
     assert "smmcts_spiel/bots/__init__.py" in names
     assert not [n for n in names if n.startswith(("games/", "bots/"))]
+    # A normal (non-editable) install of that wheel imports both subpackages from itself.
+    # (-S skips the .pth hook of this editable install; site-packages still gives pyspiel.)
+    target = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target",
+                    str(target), str(wheel)], check=True, capture_output=True)
+    probe = ("import smmcts_spiel.games as g, smmcts_spiel.bots as b; "
+             "print(g.__file__); print(b.__file__)")
+    path = os.pathsep.join([str(target), sysconfig.get_paths()["purelib"]])
+    out = subprocess.run([sys.executable, "-S", "-c", probe], env={"PYTHONPATH": path},
+                         check=True, capture_output=True, text=True).stdout.split()
+    assert all(path.startswith(str(target)) for path in out), out
