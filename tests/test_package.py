@@ -35,7 +35,7 @@ def test_wheel_maps_games_and_bots_under_smmcts_spiel(tmp_path):
                     str(target), str(wheel)], check=True, capture_output=True)
     probe = ("import smmcts_spiel.games as g, smmcts_spiel.bots as b; "
              "print(g.__file__); print(b.__file__)")
-    path = os.pathsep.join([str(target), sysconfig.get_paths()["purelib"]])
-    out = subprocess.run([sys.executable, "-S", "-c", probe], env={"PYTHONPATH": path},
-                         check=True, capture_output=True, text=True).stdout.split()
+    search_path = os.pathsep.join([str(target), sysconfig.get_paths()["purelib"]])
+    out = subprocess.run([sys.executable, "-S", "-c", probe], env={"PYTHONPATH": search_path},
+                         cwd=tmp_path, check=True, capture_output=True, text=True).stdout.split()
     assert all(path.startswith(str(target)) for path in out), out
