@@ -6,4 +6,4 @@
 both built on :mod:`.explicit_tree`.
 """
 
-from smmcts_spiel.games import matrix_tree, random_stacked_matrix  # noqa: F401  (register)
+from smmcts_spiel.games import goofspiel, matrix_tree, random_stacked_matrix  # noqa: F401
