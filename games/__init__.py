@@ -6,4 +6,9 @@
 both built on :mod:`.explicit_tree`.
 """
 
-from smmcts_spiel.games import goofspiel, matrix_tree, random_stacked_matrix  # noqa: F401
+from smmcts_spiel.games import (  # noqa: F401  (each import registers a game)
+    goofspiel,
+    matrix_tree,
+    phantom_ttt,
+    random_stacked_matrix,
+)
