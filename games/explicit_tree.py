@@ -16,8 +16,8 @@ Conventions (relied on by the exact solver and the fast engine):
 * ``game.tree`` is the :class:`~smmcts_spiel.matrix_tree.MatrixTree` and ``state.node`` the
   current node of it, so tools can work on the explicit tree of a loaded game.
 
-A state stores only its path (the child indices taken from the root), so cloning and
-serialising a state never copies the tree.
+A state stores its path (the child indices taken from the root) and a reference to the
+current node that cloning shares and serialising drops, so neither copies the tree.
 """
 
 from __future__ import annotations
@@ -92,17 +92,17 @@ class ExplicitTreeState(pyspiel.State):
         super().__init__(game)
         # One entry per move: (i, j) after a matrix stage, k after a chance stage.
         self._path: tuple = ()
+        self._at = _NodeRef(game.tree.root)
 
     @property
     def node(self) -> mt.Node:
         """The current node of ``get_game().tree``."""
-        node = self.get_game().tree.root
-        for step in self._path:
-            if isinstance(step, tuple):
-                node = node.children[step[0]][step[1]]
-            else:
-                node = node.outcomes[step][1]
-        return node
+        if self._at.node is None:  # Just deserialised: find the node from the path.
+            node = self.get_game().tree.root
+            for step in self._path:
+                node = _child(node, step)
+            self._at = _NodeRef(node)
+        return self._at.node
 
     @property
     def path(self) -> tuple:
@@ -130,10 +130,14 @@ class ExplicitTreeState(pyspiel.State):
 
     def _apply_action(self, action: int) -> None:
         # Only chance moves come here; joint moves go to _apply_actions.
-        self._path = self._path + (int(action),)
+        self._step(int(action))
 
     def _apply_actions(self, actions: list[int]) -> None:
-        self._path = self._path + ((int(actions[0]), int(actions[1])),)
+        self._step((int(actions[0]), int(actions[1])))
+
+    def _step(self, step) -> None:
+        self._at = _NodeRef(_child(self.node, step))
+        self._path = self._path + (step,)
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
@@ -194,6 +198,32 @@ class ExplicitTreeObserver:
         return _path_string(state.path) if self._public else ""
 
 
+def _child(node: mt.Node, step) -> mt.Node:
+    if isinstance(step, tuple):
+        return node.children[step[0]][step[1]]
+    return node.outcomes[step][1]
+
+
+class _NodeRef:
+    """An immutable reference to a node of the (immutable) tree.
+
+    ``clone`` deep-copies a state and serialisation pickles it; the reference makes the
+    first share the node instead of copying the subtree and the second drop it (the path
+    is kept and leads back to it).
+    """
+
+    __slots__ = ("node",)
+
+    def __init__(self, node: mt.Node | None = None):
+        self.node = node
+
+    def __deepcopy__(self, memo) -> _NodeRef:
+        return self
+
+    def __reduce__(self):
+        return _NodeRef, ()
+
+
 def _path_string(path: tuple) -> str:
     """E.g. ``"(0,1) c2 (1,1)"``; ``"root"`` for the empty path."""
     if not path:
@@ -202,13 +232,22 @@ def _path_string(path: tuple) -> str:
 
 
 def tree_of(game: pyspiel.Game) -> mt.MatrixTree:
-    """The explicit tree of an explicit-tree game (also of one wrapped by pyspiel)."""
+    """The explicit tree of an explicit-tree game, also through ``convert_to_turn_based``.
+
+    A game loaded by name is the Python object and has ``game.tree``; a wrapper such as
+    the turn-based conversion only knows the parameters, so the game is loaded again
+    from them (the same parameters always give the same tree).
+    """
     tree = getattr(game, "tree", None)
     if isinstance(tree, mt.MatrixTree):
         return tree
-    # A C++ handle to the Python game (e.g. from deserialisation): load it again.
-    reloaded = pyspiel.load_game(str(game))
-    tree = getattr(reloaded, "tree", None)
+    params = dict(game.get_parameters())
+    if game.get_type().short_name == "turn_based_simultaneous_game":
+        params = dict(params["game"])
+        name = params.pop("name")
+    else:
+        name = game.get_type().short_name
+    tree = getattr(pyspiel.load_game(name, params), "tree", None)
     if not isinstance(tree, mt.MatrixTree):
         raise ValueError(f"{game} is not an explicit-tree game (it has no matrix tree)")
     return tree

@@ -187,9 +187,10 @@ def test_json_file_round_trip(tmp_path):
     pyspiel.random_sim_test(game, num_sims=5, serialize=True, verbose=False)
 
 
-def test_tree_of_returns_the_tree_of_a_loaded_game():
+def test_tree_of_returns_the_tree_of_a_loaded_or_converted_game():
     game = pyspiel.load_game(RANDOM_GAMES[1])
     assert explicit_tree.tree_of(game) is game.tree
+    assert explicit_tree.tree_of(pyspiel.convert_to_turn_based(game)) == game.tree
     with pytest.raises(ValueError, match="not an explicit-tree game"):
         explicit_tree.tree_of(pyspiel.load_game("matrix_mp"))
 
