@@ -5,6 +5,7 @@ import pyspiel
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from open_spiel.python.observation import INFO_STATE_OBS_TYPE, make_observation
 
 import smmcts_spiel  # noqa: F401  (registers the games)
 from smmcts_spiel import matrix_tree as mt
@@ -116,3 +117,53 @@ def test_clones_are_independent(name, seed, prefix):
         step(state, continuation)
     assert state.history() == clone.history()
     assert state.returns() == clone.returns()
+
+
+def _view(state):
+    """Everything a caller can observe of a state, for comparing two states."""
+    players = range(state.num_players())
+    return (str(state), state.history(), state.current_player(), state.returns(),
+            [state.information_state_string(p) for p in players],
+            [state.information_state_tensor(p) for p in players],
+            [state.observation_string(p) for p in players],
+            [state.observation_tensor(p) for p in players],
+            [] if state.is_terminal() or state.is_chance_node()
+            else [state.legal_actions(p) for p in players])
+
+
+@settings(max_examples=40, deadline=None)
+@given(name=ANY_GAME, seed=st.integers(0, 2**32 - 1), prefix=st.integers(0, 8))
+def test_serialization_round_trips_game_and_state(name, seed, prefix):
+    game = pyspiel.load_game(name)
+    rng = np.random.default_rng(seed)
+    state = game.new_initial_state()
+    for _ in range(prefix):
+        if state.is_terminal():
+            break
+        step(state, rng)
+    game2, state2 = pyspiel.deserialize_game_and_state(
+        pyspiel.serialize_game_and_state(game, state))
+    assert str(game2) == str(game)
+    assert _view(state2) == _view(state)
+
+
+@pytest.mark.parametrize("name", ["smmcts_random_stacked_matrix(chance_branching=2)",
+                                  "smmcts_goofspiel(num_cards=4,imp_info=true)",
+                                  "smmcts_goofspiel(num_cards=4)", "smmcts_phantom_ttt"])
+def test_python_observations_match_the_state_methods(name):
+    game = pyspiel.load_game(name)
+    info_state = make_observation(game, INFO_STATE_OBS_TYPE)
+    observation = make_observation(game)
+    state = game.new_initial_state()
+    rng = np.random.default_rng(0)
+    while not state.is_terminal():
+        for player in range(2):
+            info_state.set_from(state, player)
+            observation.set_from(state, player)
+            np.testing.assert_array_equal(info_state.tensor,
+                                          state.information_state_tensor(player))
+            np.testing.assert_array_equal(observation.tensor, state.observation_tensor(player))
+            assert info_state.string_from(state, player) == \
+                state.information_state_string(player)
+            assert observation.string_from(state, player) == state.observation_string(player)
+        step(state, rng)
