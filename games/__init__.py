@@ -1,1 +1,14 @@
-"""Games registered with pyspiel on import (one module per game)."""
+"""Games registered with pyspiel on import (one module per game).
+
+* ``smmcts_random_stacked_matrix``: the paper's random games (:mod:`.random_stacked_matrix`);
+* ``smmcts_matrix_tree``: any explicit matrix tree, from JSON or inline (:mod:`.matrix_tree`);
+
+both built on :mod:`.explicit_tree`.
+"""
+
+from smmcts_spiel.games import (  # noqa: F401  (each import registers a game)
+    goofspiel,
+    matrix_tree,
+    phantom_ttt,
+    random_stacked_matrix,
+)
