@@ -76,10 +76,18 @@ class WorldResampler:
         return world
 
 
+class PhantomTTTISMCTSBot(ismcts.ISMCTSBot):
+    """OpenSpiel's ISMCTSBot, made playable in ``evaluate_bots`` (it searches afresh at
+    every move, so there is nothing to restart)."""
+
+    def restart_at(self, state: pyspiel.State) -> None:
+        pass
+
+
 def ismcts_bot(game: pyspiel.Game, max_simulations: int, seed: int = 0,
-               uct_c: float = 2.0) -> ismcts.ISMCTSBot:
+               uct_c: float = 2.0) -> PhantomTTTISMCTSBot:
     """OpenSpiel's ISMCTSBot with random rollouts and :class:`WorldResampler` worlds."""
-    bot = ismcts.ISMCTSBot(
+    bot = PhantomTTTISMCTSBot(
         game, mcts.RandomRolloutEvaluator(1, np.random.RandomState(seed)), uct_c,
         max_simulations, random_state=np.random.RandomState(seed + 1))
     bot.set_resampler(WorldResampler(game, seed + 2))

@@ -17,8 +17,10 @@ Every random number is one ``rng.random()`` per decision (Exp3 sample, rollout m
 ``floor(u k)`` or chance outcome), in the order of play, so the array engine of
 :mod:`smmcts_spiel.mmcts_phantom_ttt` grows exactly the same trees from the same seed.
 
-The final strategy at a node is the average strategy (empirical frequencies ``n_a / n``,
-the paper's choice) or, as an option, the current Exp3 distribution.
+The final strategy at a node is one of ``FINAL_POLICIES``: the average strategy
+(empirical frequencies ``n_a / n``, the choice of Lisy et al.), the current Exp3
+distribution, or the current Exp3 distribution without its ``gamma / K`` exploration
+(``softmax(eta x)``, which Exp3 would play if it had nothing left to learn).
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from tqdm import tqdm
 
 from smmcts_spiel import selectors
 
-FINAL_POLICIES = ("average", "exp3")
+FINAL_POLICIES = ("average", "exp3", "exp3_no_exploration")
 
 
 def check_game(game: pyspiel.Game) -> None:
@@ -64,6 +66,24 @@ def check_final_policy(final_policy: str) -> str:
     return final_policy
 
 
+def final_probabilities(reward_sums, counts, gamma: float, final_policy: str) -> np.ndarray:
+    """The final strategy of one node from its Exp3 reward sums and visit counts."""
+    reward_sums = np.asarray(reward_sums, dtype=np.float64)
+    k = len(reward_sums)
+    if final_policy == "average":
+        counts = np.asarray(counts, dtype=np.float64)
+        total = counts.sum()
+        return counts / total if total > 0 else np.full(k, 1.0 / k)
+    probs = selectors.exp3_probabilities(reward_sums, gamma, np.zeros(k))
+    if final_policy == "exp3":
+        return probs
+    if final_policy == "exp3_no_exploration":
+        # (1 - gamma) softmax + gamma / K = probs, solved for the softmax.
+        weights = np.exp(gamma / k * (reward_sums - reward_sums.max()))
+        return weights / weights.sum()
+    raise ValueError(f"final_policy must be one of {FINAL_POLICIES}, got {final_policy!r}")
+
+
 def utility_scale(game: pyspiel.Game) -> float:
     """The largest absolute utility, which maps utilities into [-1, 1]."""
     scale = max(abs(game.max_utility()), abs(game.min_utility()))
@@ -81,12 +101,8 @@ class InfoStateNode:
     counts: list[int]
 
     def policy(self, final_policy: str = "average") -> list[float]:
-        total = sum(self.counts)
-        if final_policy == "exp3":
-            return list(self.bandit.probabilities())
-        if total == 0:
-            return [1.0 / len(self.counts)] * len(self.counts)
-        return [c / total for c in self.counts]
+        return final_probabilities(self.bandit.reward_sums, self.counts, self.bandit.gamma,
+                                   final_policy).tolist()
 
 
 class MultipleTreeSearch:

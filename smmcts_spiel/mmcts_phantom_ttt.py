@@ -193,13 +193,9 @@ class PhantomTTTMultipleTreeSearch:
         node = self.node_index(state, player)
         if node < 0:
             return [(a, 1.0 / len(legal)) for a in legal], False
-        if final_policy == "exp3":
-            probs = np.zeros(len(legal))
-            selectors.exp3_probabilities(self.rewards[player, node, legal], self.gamma, probs)
-        else:
-            visits = self.counts[player, node, legal].astype(np.float64)
-            total = visits.sum()
-            probs = visits / total if total > 0 else np.full(len(legal), 1.0 / len(legal))
+        probs = mmcts.final_probabilities(self.rewards[player, node, legal],
+                                          self.counts[player, node, legal], self.gamma,
+                                          final_policy)
         return list(zip(legal, probs.tolist(), strict=True)), True
 
     def save(self, path: str) -> None:
