@@ -30,10 +30,7 @@ def _check_phantom_ttt(game: pyspiel.Game) -> None:
 
 def sample_board(state: pyspiel.State, player: int, rng: np.random.Generator) -> np.ndarray:
     """A board drawn uniformly among those ``player`` (to move) cannot rule out."""
-    rep = phantom_ttt_arrays.replay(state.history())
-    known = phantom_ttt_arrays.own_view_board(rep, player)
-    boards = phantom_ttt_arrays.consistent_boards(known, player)
-    return boards[rng.integers(len(boards))]
+    return phantom_ttt_arrays.sample_board(state.history(), player, rng)[0]
 
 
 class BeliefSamplerBot(pyspiel.Bot):
@@ -68,10 +65,8 @@ class WorldResampler:
         self._rng = np.random.default_rng(seed)
 
     def __call__(self, state: pyspiel.State, player: int) -> pyspiel.State:
-        rep = phantom_ttt_arrays.replay(state.history())
-        board = sample_board(state, player, self._rng)
         world = self._game.new_initial_state()
-        for cell in phantom_ttt_arrays.consistent_history(rep, player, board, self._rng):
+        for cell in phantom_ttt_arrays.sample_world(state.history(), player, self._rng):
             world.apply_action(cell)
         return world
 

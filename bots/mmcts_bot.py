@@ -4,8 +4,10 @@ The bot trains both players' trees (:mod:`smmcts_spiel.mmcts`, or the array engi
 :mod:`smmcts_spiel.mmcts_phantom_ttt` on classical Phantom Tic-Tac-Toe) for ``iterations``
 simulations when it is built, or reuses a search given to it (trained once, or loaded
 from disk, and shared by both seats). It plays the final strategy of its own tree at its
-information state; with ``iterations_per_move`` it keeps training (simulations from the
-root of the game, which refine every information state, its own included) before each move.
+information state; with ``iterations_per_move`` it keeps training before each move, from
+its current information state (simulations start from states it cannot tell from the
+real one: belief samples in Phantom Tic-Tac-Toe, ``resample_from_infostate`` otherwise) or,
+with ``train_from="root"``, from the root of the game.
 Off the tree it plays uniformly at random and counts those moves in ``stats``.
 """
 
@@ -35,7 +37,7 @@ class MMCTSBot(pyspiel.Bot):
     def __init__(self, game: pyspiel.Game, player_id: int, iterations: int = 100_000,
                  gamma: float = 0.1, seed: int = 0, iterations_per_move: int = 0,
                  final_policy: str = "average", search=None, engine: str = "auto",
-                 progress: bool = False):
+                 train_from: str = "infostate", progress: bool = False):
         pyspiel.Bot.__init__(self)
         mmcts.check_game(game)
         if player_id not in (0, 1):
@@ -45,6 +47,9 @@ class MMCTSBot(pyspiel.Bot):
                                                            "iterations_per_move")
         self._final_policy = mmcts.check_final_policy(final_policy)
         selectors.check_gamma(gamma)
+        if train_from not in ("infostate", "root"):
+            raise ValueError(f"train_from must be 'infostate' or 'root', got {train_from!r}")
+        self._train_from = train_from
         if search is None:
             search = make_search(game, gamma, seed, engine)
         elif str(search.game) != str(game):
@@ -66,7 +71,8 @@ class MMCTSBot(pyspiel.Bot):
             raise ValueError(f"it is player {state.current_player()}'s turn, this bot plays "
                              f"{self._player}")
         if self._iterations_per_move:
-            self.search.train(self._iterations_per_move)
+            from_state = state if self._train_from == "infostate" else None
+            self.search.train(self._iterations_per_move, from_state=from_state)
         policy, in_tree = self.search.policy(state, self._final_policy)
         self.stats["moves"] += 1
         self.stats["off_tree_moves"] += not in_tree

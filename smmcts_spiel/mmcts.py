@@ -121,15 +121,32 @@ class MultipleTreeSearch:
     def num_nodes(self, player: int) -> int:
         return len(self.trees[player])
 
-    def train(self, iterations: int, progress: bool = False) -> None:
-        """Runs ``iterations`` simulations from the root, updating both trees."""
+    def train(self, iterations: int, progress: bool = False,
+              from_state: pyspiel.State | None = None) -> None:
+        """Runs ``iterations`` simulations, updating both trees.
+
+        From the root by default; with ``from_state``, each simulation starts from a state
+        drawn by ``from_state.resample_from_infostate`` for the player to move, which the
+        game must implement (OpenSpiel's C++ phantom_ttt does not: use the array engine).
+        """
         iterations = check_iterations(iterations)
+        if from_state is not None and not from_state.is_terminal():
+            player = from_state.current_player()
+            try:
+                from_state.resample_from_infostate(player, self._rng.random)
+            except pyspiel.SpielError as error:
+                raise ValueError(f"{self.game} cannot resample states from an information "
+                                 f"state ({error}); train from the root instead") from None
+
+            def start():
+                return from_state.resample_from_infostate(player, self._rng.random)
+        else:
+            start = self.game.new_initial_state
         for _ in tqdm(range(iterations), disable=not progress, desc="MMCTS", unit="it"):
-            self._iteration()
+            self._iteration(start())
         self.iterations += iterations
 
-    def _iteration(self) -> None:
-        state = self.game.new_initial_state()
+    def _iteration(self, state: pyspiel.State) -> None:
         rng = self._rng
         in_tree = [True, True]
         paths: list[list[tuple[InfoStateNode, int]]] = [[], []]

@@ -31,8 +31,14 @@ _has_line = numba.njit(cache=True)(phantom_ttt_arrays.has_line)
 
 
 @numba.njit(cache=True)
-def _run_iterations(num_iterations, gamma, rng, children, rewards, counts, num_nodes):
-    """Runs MMCTS iterations in place; returns how many games x won, drew and lost."""
+def _run_iterations(num_iterations, gamma, rng, children, rewards, counts, num_nodes,
+                    prefixes, prefix_lengths):
+    """Runs MMCTS iterations in place; returns how many games x won, drew and lost.
+
+    Iteration ``i`` first replays ``prefixes[i % len(prefixes)]`` (forced moves: both
+    players descend their trees, adding the missing nodes, and learn nothing there), then
+    searches as usual. Training from the root is one empty prefix.
+    """
     capacity = children.shape[1]
     board = np.zeros(NUM_CELLS, np.int8)
     views = np.zeros(2, np.int64)
@@ -48,7 +54,10 @@ def _run_iterations(num_iterations, gamma, rng, children, rewards, counts, num_n
     sums = np.zeros(NUM_CELLS, np.float64)
     probs = np.zeros(NUM_CELLS, np.float64)
     outcomes = np.zeros(3, np.int64)
-    for _ in range(num_iterations):
+    for iteration in range(num_iterations):
+        row = iteration % prefixes.shape[0]
+        prefix_length = prefix_lengths[row]
+        t = 0
         board[:] = 0
         for p in range(2):
             views[p] = 0
@@ -60,7 +69,8 @@ def _run_iterations(num_iterations, gamma, rng, children, rewards, counts, num_n
         marks = 0
         utility = 0.0  # of player 0
         while True:
-            u = rng.random()
+            forced = t < prefix_length
+            u = 0.0 if forced else rng.random()
             k = 0
             for c in range(NUM_CELLS):
                 if not (views[player] >> c) & 1:
@@ -79,7 +89,9 @@ def _run_iterations(num_iterations, gamma, rng, children, rewards, counts, num_n
                         created = True
                     else:
                         in_tree[player] = False
-            if node >= 0:
+            if forced:
+                cell = prefixes[row, t]
+            elif node >= 0:
                 for i in range(k):
                     sums[i] = rewards[player, node, cells[i]]
                 _exp3_probabilities(sums[:k], gamma, probs[:k])
@@ -95,10 +107,11 @@ def _run_iterations(num_iterations, gamma, rng, children, rewards, counts, num_n
                 if i >= k:
                     i = k - 1
                 cell = cells[i]
+            t += 1
             refused = board[cell] != 0
             views[player] |= 1 << cell
             if node >= 0:
-                if created:
+                if created and not forced:
                     in_tree[player] = False
                 else:
                     parent[player] = node
@@ -156,19 +169,37 @@ class PhantomTTTMultipleTreeSearch:
             counts[:, :used] = self.counts[:, :used]
         self.children, self.rewards, self.counts = children, rewards, counts
 
-    def train(self, iterations: int, progress: bool = False, chunk: int = 100_000) -> None:
-        """Runs ``iterations`` simulations from the root, growing the arrays as needed."""
+    def train(self, iterations: int, progress: bool = False, chunk: int = 100_000,
+              from_state: pyspiel.State | None = None, num_worlds: int = 64) -> None:
+        """Runs ``iterations`` simulations, growing the arrays as needed.
+
+        From the root by default; with ``from_state``, from ``num_worlds`` histories drawn
+        uniformly among the boards the player to move there cannot rule out (each used in
+        turn), so the search concentrates on that player's current information state.
+        """
         iterations = mmcts.check_iterations(iterations)
+        prefixes = np.zeros((1, self.game.max_game_length()), np.int64)
+        lengths = np.zeros(1, np.int64)
+        if from_state is not None and not from_state.is_terminal():
+            worlds = [phantom_ttt_arrays.sample_world(
+                from_state.history(), from_state.current_player(), self._rng)
+                for _ in range(max(1, int(num_worlds)))]
+            prefixes = np.zeros((len(worlds), self.game.max_game_length()), np.int64)
+            lengths = np.array([len(w) for w in worlds], np.int64)
+            for row, world in enumerate(worlds):
+                prefixes[row, :len(world)] = world
         with tqdm(total=iterations, disable=not progress, desc="MMCTS", unit="it",
                   unit_scale=True) as bar:
             done = 0
             while done < iterations:
                 step = min(chunk, iterations - done)
-                needed = int(self.num_nodes.max()) + step  # at most one new node per tree
+                # At most one new node per tree per iteration, plus the prefixes' nodes.
+                needed = int(self.num_nodes.max()) + step + int(lengths.sum())
                 if needed > self.children.shape[1]:
                     self._allocate(max(needed, 2 * self.children.shape[1]))
                 self.outcomes += _run_iterations(step, self.gamma, self._rng, self.children,
-                                                 self.rewards, self.counts, self.num_nodes)
+                                                 self.rewards, self.counts, self.num_nodes,
+                                                 prefixes, lengths)
                 done += step
                 self.iterations += step
                 bar.update(step)

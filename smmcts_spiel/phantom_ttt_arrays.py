@@ -162,3 +162,18 @@ def consistent_history(rep: Replay, player: int, board: np.ndarray, rng) -> list
                 break
         to_move = 1 - to_move
     return history
+
+
+def sample_board(history, player: int, rng) -> tuple[np.ndarray, Replay]:
+    """A board uniformly among those ``player`` (to move after ``history``) cannot rule out."""
+    rep = replay(history)
+    if rep.current_player != player:
+        raise ValueError(f"player {player} is not to move after history {list(history)}")
+    boards = consistent_boards(own_view_board(rep, player), player)
+    return boards[rng.integers(len(boards))], rep
+
+
+def sample_world(history, player: int, rng) -> list[int]:
+    """A history ``player`` cannot tell from ``history``, its board drawn by sample_board."""
+    board, rep = sample_board(history, player, rng)
+    return consistent_history(rep, player, board, rng)

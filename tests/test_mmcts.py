@@ -141,10 +141,35 @@ def test_bot_plays_phantom_ttt_through_evaluate_bots(engine):
         assert 0 < bot.stats["off_tree_moves"] < bot.stats["moves"]
 
 
-def test_bot_keeps_training_during_play():
-    bot = MMCTSBot(PHANTOM, 0, iterations=100, iterations_per_move=50, seed=0)
-    bot.step(PHANTOM.new_initial_state())
-    assert bot.search.iterations == 150
+def test_bot_keeps_training_from_its_information_state_during_play():
+    bot = MMCTSBot(PHANTOM, 1, iterations=100, iterations_per_move=500, seed=0)
+    state = PHANTOM.new_initial_state()
+    state.apply_action(4)
+    state.apply_action(4)  # o is refused at the centre and must move again
+    node = bot.search.node_index(state)
+    before = bot.search.counts[1, node].sum() if node >= 0 else 0
+    bot.step(state)
+    assert bot.search.iterations == 600
+    node = bot.search.node_index(state)
+    # Every one of the 500 simulations went through o's information state and chose there.
+    assert bot.search.counts[1, node].sum() - before == 500
+    assert bot.search.counts[1, node, 4] == 0  # never the cell o knows is taken
+
+
+def test_generic_engine_trains_from_an_information_state_by_resampling():
+    game = pyspiel.load_game("kuhn_poker")
+    search = mmcts.MultipleTreeSearch(game, gamma=0.1, seed=0)
+    state = game.new_initial_state()
+    state.apply_action(0)
+    state.apply_action(2)
+    state.apply_action(1)  # player 0 (jack) bet; player 1 (king) to move
+    search.train(300, from_state=state)
+    assert sum(search.node(state).counts) == 300
+    worlds = {k for k in search.trees[1]}
+    assert worlds == {state.information_state_string(1)}  # the king never changes
+    with pytest.raises(ValueError, match="resample"):
+        mmcts.MultipleTreeSearch(PHANTOM).train(1, from_state=PHANTOM.new_initial_state()
+                                                .child(4))
 
 
 def test_generic_engine_handles_chance_and_lowers_kuhn_nash_conv():
@@ -208,3 +233,20 @@ def test_trained_mmcts_beats_random_as_first_player():
         wins += evaluate_bots.evaluate_bots(PHANTOM.new_initial_state(), bots, rng)[0] > 0
     # Random vs Random wins about 59%; the poster's MMCTS-500K wins 67%.
     assert wins >= 140
+
+
+def test_final_policies_are_counts_exp3_and_exp3_without_its_exploration():
+    sums, counts, gamma = [3.0, -1.0, 10.0], [5, 0, 15], 0.3
+    np.testing.assert_allclose(
+        mmcts.final_probabilities(sums, counts, gamma, "average"), [0.25, 0.0, 0.75])
+    exp3 = mmcts.final_probabilities(sums, counts, gamma, "exp3")
+    pure = mmcts.final_probabilities(sums, counts, gamma, "exp3_no_exploration")
+    np.testing.assert_allclose((1 - gamma) * pure + gamma / 3, exp3)
+    np.testing.assert_allclose(pure, np.exp(0.1 * np.array(sums)) / np.exp(0.1 * np.array(
+        sums)).sum())
+    np.testing.assert_allclose(
+        mmcts.final_probabilities(sums, [0, 0, 0], gamma, "average"), [1 / 3] * 3)
+    with pytest.raises(ValueError, match="final_policy"):
+        MMCTSBot(PHANTOM, 0, iterations=0, final_policy="greedy")
+    with pytest.raises(ValueError, match="train_from"):
+        MMCTSBot(PHANTOM, 0, iterations=0, train_from="leaf")
