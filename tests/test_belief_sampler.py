@@ -4,10 +4,10 @@ import numpy as np
 import pyspiel
 import pytest
 from open_spiel.python.algorithms import evaluate_bots, minimax
-from smmcts_spiel.bots import BeliefSamplerBot
-from smmcts_spiel.bots.belief_sampler import WorldResampler, ismcts_bot, sample_board
 
 from smmcts_spiel import phantom_ttt_arrays, tic_tac_toe_solver
+from smmcts_spiel.bots import BeliefSamplerBot
+from smmcts_spiel.bots.belief_sampler import WorldResampler, ismcts_bot, sample_board
 
 PHANTOM = pyspiel.load_game("phantom_ttt")
 
@@ -103,13 +103,15 @@ def test_belief_sampler_randomises_among_optimal_moves_and_is_seeded():
     assert len({bot.step(state) for _ in range(200)}) == 9
 
 
-def test_belief_sampler_works_through_evaluate_bots_and_beats_random():
+@pytest.mark.parametrize("name", ["phantom_ttt", "smmcts_phantom_ttt"])
+def test_belief_sampler_works_through_evaluate_bots_and_beats_random(name):
+    game = pyspiel.load_game(name)
     rng = np.random.RandomState(0)
     wins = 0
     for game_index in range(100):
-        bots = [BeliefSamplerBot(PHANTOM, 0, seed=game_index),
+        bots = [BeliefSamplerBot(game, 0, seed=game_index),
                 pyspiel.make_uniform_random_bot(1, game_index)]
-        wins += evaluate_bots.evaluate_bots(PHANTOM.new_initial_state(), bots, rng)[0] > 0
+        wins += evaluate_bots.evaluate_bots(game.new_initial_state(), bots, rng)[0] > 0
     assert wins > 65  # the poster: 79% (Random vs Random: 59%)
 
 

@@ -7,13 +7,15 @@ import pyspiel
 import pytest
 from open_spiel.python import policy as policy_lib
 from open_spiel.python.algorithms import evaluate_bots, exploitability
-from smmcts_spiel.bots import MMCTSBot
-from smmcts_spiel.bots.mmcts_bot import make_search
 
 from smmcts_spiel import mmcts, phantom_ttt_arrays
+from smmcts_spiel.bots import MMCTSBot
+from smmcts_spiel.bots.mmcts_bot import make_search
 from smmcts_spiel.mmcts_phantom_ttt import PhantomTTTMultipleTreeSearch
 
 PHANTOM = pyspiel.load_game("phantom_ttt")
+# OpenSpiel's C++ game and the package's registered Python one: same rules, other strings.
+PHANTOM_GAMES = ["phantom_ttt", "smmcts_phantom_ttt"]
 
 
 def random_histories(game, num_games, seed):
@@ -27,8 +29,9 @@ def random_histories(game, num_games, seed):
         yield state
 
 
-def test_array_rules_match_openspiel_phantom_ttt_move_by_move():
-    for state in random_histories(PHANTOM, 300, seed=1):
+@pytest.mark.parametrize("name", PHANTOM_GAMES)
+def test_array_rules_match_the_pyspiel_games_move_by_move(name):
+    for state in random_histories(pyspiel.load_game(name), 300, seed=1):
         rep = phantom_ttt_arrays.replay(state.history())
         assert rep.current_player == state.current_player()
         if state.is_terminal():
@@ -37,6 +40,8 @@ def test_array_rules_match_openspiel_phantom_ttt_move_by_move():
         player = state.current_player()
         view = [c for c in range(9) if not rep.views[player] >> c & 1]
         assert view == state.legal_actions()
+        if name != "phantom_ttt":
+            continue
         # The refused cells and own marks are exactly what the player's view string shows.
         shown = state.information_state_string(player).replace("\n", "")[:9]
         known = phantom_ttt_arrays.own_view_board(rep, player)
@@ -81,14 +86,16 @@ def test_exp3_update_and_probabilities_match_eq4_on_a_hand_example():
     np.testing.assert_allclose(increment, expected_increment)
 
 
-def test_array_engine_grows_the_same_trees_as_the_generic_engine():
-    generic = mmcts.MultipleTreeSearch(PHANTOM, gamma=0.2, seed=3)
-    arrays = PhantomTTTMultipleTreeSearch(PHANTOM, gamma=0.2, seed=3, capacity=4)
+@pytest.mark.parametrize("name", PHANTOM_GAMES)
+def test_array_engine_grows_the_same_trees_as_the_generic_engine(name):
+    game = pyspiel.load_game(name)
+    generic = mmcts.MultipleTreeSearch(game, gamma=0.2, seed=3)
+    arrays = PhantomTTTMultipleTreeSearch(game, gamma=0.2, seed=3, capacity=4)
     generic.train(1500)
     arrays.train(1500, chunk=256)  # also exercises growing the arrays between chunks
     assert [generic.num_nodes(p) for p in (0, 1)] == arrays.num_nodes.tolist()
     for player in (0, 1):
-        for state in random_histories(PHANTOM, 40, seed=player):
+        for state in random_histories(game, 40, seed=player):
             if state.is_terminal() or state.current_player() != player:
                 continue
             node = generic.node(state)
@@ -126,15 +133,17 @@ def test_same_seed_same_trees_different_seed_different_trees():
     assert not np.array_equal(a.counts[:, :100], c.counts[:, :100])
 
 
+@pytest.mark.parametrize("name", PHANTOM_GAMES)
 @pytest.mark.parametrize("engine", ["arrays", "generic"])
-def test_bot_plays_phantom_ttt_through_evaluate_bots(engine):
-    search = make_search(PHANTOM, gamma=0.1, seed=0, engine=engine)
-    bots = [MMCTSBot(PHANTOM, p, iterations=1000 * (1 - p), search=search, seed=p)
-            for p in (0, 1)]
+def test_bot_plays_phantom_ttt_through_evaluate_bots(engine, name):
+    game = pyspiel.load_game(name)
+    search = make_search(game, gamma=0.1, seed=0, engine=engine)
+    bots = [MMCTSBot(game, p, iterations=1000 * (1 - p), search=search, seed=p,
+                     train_from="root") for p in (0, 1)]
     assert search.iterations == 1000
     rng = np.random.RandomState(0)
     for _ in range(20):
-        returns = evaluate_bots.evaluate_bots(PHANTOM.new_initial_state(), bots, rng)
+        returns = evaluate_bots.evaluate_bots(game.new_initial_state(), bots, rng)
         assert returns[0] == -returns[1] and returns[0] in (-1, 0, 1)
     for bot in bots:
         assert bot.stats["moves"] > 0
