@@ -10,7 +10,8 @@ Writes into ``--results_dir``:
   training.csv    per MMCTS snapshot: iterations, cumulated wall time, nodes per tree;
   olympiad.csv    per ordered pair: wins / draws / losses of the first player, 95% intervals;
   olympiad.md     the table: rows = first player, columns = second player, cells = wins% /
-                  losses% of the first player with 95% Wilson intervals.
+                  losses% of the first player with 95% Wilson intervals;
+  olympiad_compact.md  the same without intervals (the poster's layout).
 Finished pairs are appended to olympiad.csv as they complete, so an interrupted run resumes
 where it stopped. Trained trees are cached in ``--trees_dir`` (large: do not commit them).
 
@@ -30,11 +31,11 @@ import pyspiel
 from absl import app, flags
 from open_spiel.python.algorithms import evaluate_bots
 from scipy import stats
-from smmcts_spiel.bots import BeliefSamplerBot, MMCTSBot
-from smmcts_spiel.bots.belief_sampler import ismcts_bot
 from tqdm import tqdm
 
 from smmcts_spiel import mmcts
+from smmcts_spiel.bots import BeliefSamplerBot, MMCTSBot
+from smmcts_spiel.bots.belief_sampler import ismcts_bot
 from smmcts_spiel.mmcts_phantom_ttt import PhantomTTTMultipleTreeSearch
 
 FLAGS = flags.FLAGS
@@ -176,10 +177,12 @@ def pair_row(first: str, second: str, wdl) -> dict:
             "loss_high": lh}
 
 
-def write_markdown(path: str, names: list[str], rows: dict) -> None:
+def write_markdown(path: str, names: list[str], rows: dict, intervals: bool = True) -> None:
+    """The table; without ``intervals`` cells are just ``wins / losses`` in whole percent."""
     lines = ["Phantom Tic-Tac-Toe olympiad: rows = first player (x), columns = second "
-             "player (o); cell = wins % / losses % of the first player, 95% Wilson "
-             "intervals in brackets, n = games.", "",
+             "player (o); cell = wins % / losses % of the first player" + (
+                 ", 95% Wilson intervals in brackets, n = games." if intervals else
+                 " (intervals and game counts: olympiad.md)."), "",
              "| P1 \\ P2 | " + " | ".join(names) + " |",
              "|---|" + "---|" * len(names)]
     for first in names:
@@ -188,6 +191,9 @@ def write_markdown(path: str, names: list[str], rows: dict) -> None:
             r = rows.get((first, second))
             if r is None:
                 cells.append("")
+                continue
+            if not intervals:
+                cells.append(f"{100 * r['win_rate']:.0f} / {100 * r['loss_rate']:.0f}")
                 continue
             cells.append(f"{100 * r['win_rate']:.1f} [{100 * r['win_low']:.1f}, "
                          f"{100 * r['win_high']:.1f}] / {100 * r['loss_rate']:.1f} "
@@ -203,6 +209,7 @@ def main(argv):
     game = pyspiel.load_game(FLAGS.game)
     results_dir = FLAGS.results_dir
     trees_dir = FLAGS.trees_dir or os.path.join(results_dir, "trees")
+    os.makedirs(results_dir, exist_ok=True)
     os.makedirs(trees_dir, exist_ok=True)
     params = {name: FLAGS[name].value for name in (
         "game", "num_games", "ismcts_num_games", "mmcts", "gamma", "ismcts_simulations",
@@ -256,6 +263,7 @@ def main(argv):
                     f.flush()
                     write_markdown(os.path.join(results_dir, "olympiad.md"), names, rows)
     write_markdown(os.path.join(results_dir, "olympiad.md"), names, rows)
+    write_markdown(os.path.join(results_dir, "olympiad_compact.md"), names, rows, False)
     print(open(os.path.join(results_dir, "olympiad.md")).read())
 
 
