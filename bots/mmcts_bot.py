@@ -32,7 +32,12 @@ def make_search(game: pyspiel.Game, gamma: float = 0.1, seed: int = 0, engine: s
 
 
 class MMCTSBot(pyspiel.Bot):
-    """Plays the MMCTS strategy of ``player_id``'s tree; trains it first if needed."""
+    """Plays the MMCTS strategy of ``player_id``'s tree; trains it first if needed.
+
+    ``gamma`` and ``engine`` configure a new search; with ``search`` given they are unused
+    (the search keeps its own gamma) and ``iterations`` trains the shared search further.
+    ``seed`` seeds the new search and the bot's own move sampling.
+    """
 
     def __init__(self, game: pyspiel.Game, player_id: int, iterations: int = 100_000,
                  gamma: float = 0.1, seed: int = 0, iterations_per_move: int = 0,
