@@ -149,3 +149,14 @@ def test_bad_seat_and_bad_boards_are_value_errors():
         tic_tac_toe_solver.optimal_moves([1, 1, 1, 2, 2, 0, 0, 0, 0], 1)
     with pytest.raises(ValueError, match="9 cells"):
         tic_tac_toe_solver.optimal_moves([0] * 8, 0)
+
+
+def test_sampling_for_a_player_not_to_move_is_a_value_error():
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match="not to move"):
+        phantom_ttt_arrays.sample_world([4], 0, rng)
+    with pytest.raises(ValueError, match="illegal action"):
+        phantom_ttt_arrays.replay([4, 4, 4])  # o already knows 4 is taken
+    with pytest.raises(ValueError, match="consistent"):
+        known = np.array([2, 2, 0, 0, 0, 0, 0, 0, 0], np.int8)  # x to move, 2 o, 0 x
+        phantom_ttt_arrays.consistent_boards(known, 0)
