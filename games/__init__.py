@@ -2,7 +2,6 @@
 
 * ``smmcts_random_stacked_matrix``: the paper's random games (:mod:`.random_stacked_matrix`);
 * ``smmcts_matrix_tree``: any explicit matrix tree, from JSON or inline (:mod:`.matrix_tree`);
-
 * ``smmcts_goofspiel``: Goofspiel as a simultaneous-move game (:mod:`.goofspiel`);
 * ``smmcts_phantom_ttt``: Phantom Tic-Tac-Toe (:mod:`.phantom_ttt`).
 
