@@ -8,7 +8,7 @@ learns who won the round.
 
 Parameters (the names, action numbering, chance outcomes and returns of OpenSpiel's C++
 ``goofspiel``, which the tests check trajectory by trajectory):
-  num_cards     N, cards per player and prize cards (>= 1)                        [4]
+  num_cards     N, cards per player and prize cards (>= 1)                        [13]
   points_order  random (chance deals the prizes), descending or ascending        [random]
   returns_type  win_loss (+1 / -1 / 0), point_difference ((own - other) / 2,
                 OpenSpiel's "points minus the mean") or total_points (own points,
@@ -35,7 +35,7 @@ RETURNS_TYPES = ("win_loss", "point_difference", "total_points")
 _NUM_PLAYERS = 2
 _NO_WINNER = -1  # A tied round: the prize is discarded.
 _DEFAULT_PARAMS = {
-    "num_cards": 4,
+    "num_cards": 13,
     "points_order": "random",
     "returns_type": "win_loss",
     "imp_info": False,

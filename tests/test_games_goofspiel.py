@@ -238,3 +238,10 @@ def _play_out(state, seed):
 def test_bad_parameters_raise_a_clear_value_error(name, message):
     with pytest.raises(ValueError, match=message):
         pyspiel.load_game(name)
+
+
+def test_defaults_are_openspiels_and_play_the_same():
+    ours, theirs = pyspiel.load_game("smmcts_goofspiel"), pyspiel.load_game("goofspiel")
+    shared = ours.get_parameters()
+    assert shared == {k: v for k, v in theirs.get_parameters().items() if k in shared}
+    assert_same_trajectories(ours, theirs, num_trajectories=20, seed=13)
