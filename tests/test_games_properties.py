@@ -71,6 +71,8 @@ def test_legal_actions_nonempty_and_returns_bounded_and_zero_sum(name, seed):
             assert sum(p for _, p in state.chance_outcomes()) == pytest.approx(1.0)
         elif state.is_simultaneous_node():
             assert all(state.legal_actions(p) for p in range(2))
+            assert len(state.legal_actions()) == \
+                len(state.legal_actions(0)) * len(state.legal_actions(1))
         else:
             assert state.legal_actions()
         step(state, rng)
