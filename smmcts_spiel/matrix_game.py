@@ -34,9 +34,7 @@ def solve_matrix_game(payoffs) -> MatrixGameSolution:
         return saddle
     if m == 2 and n == 2:
         return _two_by_two_mixed(a)
-    x, v = _maximin(a)
-    y, _ = _maximin(-a.T)
-    return MatrixGameSolution(v, x, y)
+    return _linear_program(a)
 
 
 def _one_hot(size: int, index: int) -> np.ndarray:
@@ -74,8 +72,12 @@ def _two_by_two_mixed(a: np.ndarray) -> MatrixGameSolution:
     return MatrixGameSolution(float(v), np.array([x0, 1 - x0]), np.array([y0, 1 - y0]))
 
 
-def _maximin(a: np.ndarray) -> tuple[np.ndarray, float]:
-    """max_x min_j (x^T a)_j as an LP over (x, v)."""
+def _linear_program(a: np.ndarray) -> MatrixGameSolution:
+    """max_x min_j (x^T a)_j as an LP over (x, v); the column strategy is its dual.
+
+    The duals of the constraints ``v <= (x^T a)_j`` form player 2's minimax strategy, so
+    one HiGHS solve gives both players' strategies.
+    """
     m, n = a.shape
     c = np.zeros(m + 1)
     c[-1] = -1.0  # maximise v
@@ -87,6 +89,11 @@ def _maximin(a: np.ndarray) -> tuple[np.ndarray, float]:
                   method="highs")
     if res.status != 0:
         raise RuntimeError(f"LP for a {m} x {n} matrix game failed: {res.message}")
-    x = np.clip(res.x[:m], 0.0, None)
-    x /= x.sum()
-    return x, float((x @ a).min())
+    x = _normalised(res.x[:m])
+    y = _normalised(-res.ineqlin.marginals)
+    return MatrixGameSolution(float((x @ a).min()), x, y)
+
+
+def _normalised(p: np.ndarray) -> np.ndarray:
+    p = np.clip(p, 0.0, None)
+    return p / p.sum()
