@@ -166,12 +166,11 @@ def _goofspiel_key(game: pyspiel.Game) -> Callable[[pyspiel.State], Hashable]:
                          "game of perfect information between stages; load it with imp_info=False")
 
     def key(state: pyspiel.State) -> Hashable:
-        lines = state.observation_string(0).splitlines()
-        fields = dict(line.split(":", 1) for line in lines)
-        p0, p1 = (int(x) for x in fields["Points"].split())
-        current = None if state.is_chance_node() else fields["Current point card"]
-        return (current, fields["Remaining Point Cards"], fields["P0 hand"],
-                fields["P1 hand"], p0 - p1)
+        current, remaining, hand0, hand1, _, points = state.observation_string(0).splitlines()
+        p0, p1 = points[len("Points: "):].split()
+        if state.is_chance_node():
+            current = None
+        return current, remaining, hand0, hand1, int(p0) - int(p1)
 
     return key
 
