@@ -1,0 +1,130 @@
+"""Backward induction on pyspiel games, checked against OpenSpiel's own solvers and evaluators."""
+
+import numpy as np
+import pyspiel
+import pytest
+from open_spiel.python.algorithms import exploitability as openspiel_exploitability
+from open_spiel.python.algorithms import minimax, sequence_form_lp
+
+from smmcts_spiel import solver
+
+GOOFSPIEL = "goofspiel(imp_info=False,num_cards={cards},points_order={order}{extra})"
+SMALL_GAMES = [
+    "matrix_mp",
+    "matrix_rps",
+    "oshi_zumo(coins=4,size=1,horizon=4)",
+    GOOFSPIEL.format(cards=3, order="descending", extra=""),
+    GOOFSPIEL.format(cards=3, order="random", extra=""),
+    GOOFSPIEL.format(cards=4, order="descending", extra=""),
+    GOOFSPIEL.format(cards=4, order="ascending", extra=",returns_type=point_difference"),
+]
+
+
+def all_states(state):
+    """Every non-terminal state below ``state`` (by history: transpositions repeat)."""
+    if state.is_terminal():
+        return
+    yield state
+    if state.is_chance_node():
+        for action, _ in state.chance_outcomes():
+            yield from all_states(state.child(action))
+        return
+    rows, cols = solver.legal_actions(state, 0), solver.legal_actions(state, 1)
+    for row in solver.joint_children(state, rows, cols):
+        for child in row:
+            yield from all_states(child)
+
+
+@pytest.mark.parametrize("name", SMALL_GAMES)
+def test_value_agrees_with_openspiel_sequence_form_lp(name):
+    game = pyspiel.load_game(name)
+    lp_value, _, _, _ = sequence_form_lp.solve_zero_sum_game(pyspiel.convert_to_turn_based(game))
+    assert solver.game_value(game) == pytest.approx(lp_value, abs=1e-6)
+
+
+@pytest.mark.slow
+def test_value_agrees_with_sequence_form_lp_on_goofspiel_4_random_order():
+    # About a minute in OpenSpiel's LP.
+    game = pyspiel.load_game(GOOFSPIEL.format(cards=4, order="random", extra=""))
+    lp_value, _, _, _ = sequence_form_lp.solve_zero_sum_game(pyspiel.convert_to_turn_based(game))
+    assert solver.game_value(game) == pytest.approx(lp_value, abs=1e-6)
+
+
+@pytest.mark.parametrize("name", SMALL_GAMES)
+def test_equilibrium_policy_has_zero_nash_conv_in_openspiel(name):
+    game = pyspiel.load_game(name)
+    solution = solver.solve(game)
+    tb_game = pyspiel.convert_to_turn_based(game)
+    assert openspiel_exploitability.nash_conv(tb_game, solution.tabular_policy) < 1e-6
+
+
+@pytest.mark.parametrize("name", [
+    GOOFSPIEL.format(cards=4, order="random", extra=""),
+    GOOFSPIEL.format(cards=4, order="random", extra=",returns_type=point_difference"),
+    GOOFSPIEL.format(cards=4, order="ascending", extra=",egocentric=True"),
+])
+def test_goofspiel_transposition_key_gives_the_value_of_every_state(name):
+    # Goofspiel is symmetric, so the root value is 0 whatever the key does; the subgames
+    # below it are not, and keyed and unkeyed solves must agree on every one of them.
+    game = pyspiel.load_game(name)
+    keyed = solver.solve(game)
+    unkeyed = solver.solve(game, use_transpositions=False)
+    assert len(keyed) < len(unkeyed)  # transpositions were actually shared
+    values = [unkeyed.state_value(s) for s in all_states(game.new_initial_state())]
+    assert len(set(np.round(values, 9))) > 3  # the check sees many different subgame values
+    for state in all_states(game.new_initial_state()):
+        assert keyed.state_value(state) == pytest.approx(unkeyed.state_value(state), abs=1e-12)
+
+
+def test_sequential_perfect_information_game_matches_alpha_beta():
+    game = pyspiel.load_game("nim(pile_sizes=1;2;3)")
+    solution = solver.solve(game)
+    root_value, _ = minimax.alpha_beta_search(game, maximizing_player_id=0)
+    assert solver.game_value(game) == solution.value == pytest.approx(root_value)
+    for state in list(all_states(game.new_initial_state()))[::7]:
+        expected, _ = minimax.alpha_beta_search(game, state=state.clone(), maximizing_player_id=0)
+        assert solution.state_value(state) == pytest.approx(expected)
+
+
+def test_strategies_are_distributions_over_legal_actions():
+    game = pyspiel.load_game(GOOFSPIEL.format(cards=3, order="random", extra=""))
+    solution = solver.solve(game)
+    for state in all_states(game.new_initial_state()):
+        if state.is_chance_node():
+            continue
+        for player in (0, 1):
+            probs = solution.action_probabilities(state, player)
+            assert set(probs) == set(state.legal_actions(player))
+            assert sum(probs.values()) == pytest.approx(1.0)
+            assert min(probs.values()) >= 0.0
+
+
+def test_matching_pennies_equilibrium_is_uniform():
+    game = pyspiel.load_game("matrix_mp")
+    solution = solver.solve(game)
+    state = game.new_initial_state()
+    assert solution.value == pytest.approx(0.0)
+    for player in (0, 1):
+        assert solution.action_probabilities(state, player) == pytest.approx({0: 0.5, 1: 0.5})
+
+
+def test_game_strings_are_loaded():
+    assert solver.game_value("matrix_rps") == pytest.approx(0.0, abs=1e-12)
+
+
+@pytest.mark.parametrize("name,problem", [
+    ("goofspiel(num_cards=3,imp_info=False,returns_type=total_points)", "zero-sum"),
+    ("goofspiel(num_cards=3,imp_info=False,players=3)", "two-player"),
+    ("goofspiel(num_cards=3,imp_info=True)", "imp_info=False"),
+    ("kuhn_poker", "imperfect information"),
+    ("matrix_pd", "zero-sum"),
+])
+def test_games_outside_the_solver_s_scope_are_refused(name, problem):
+    with pytest.raises(ValueError, match=problem):
+        solver.game_value(pyspiel.load_game(name))
+
+
+def test_a_tree_given_to_the_game_solver_is_refused_with_a_pointer():
+    from smmcts_spiel.matrix_tree import matrix_game
+    with pytest.raises(ValueError, match="solve_tree"):
+        solver.solve(matrix_game([[1.0, 0.0]]))
