@@ -257,14 +257,19 @@ def check_game(game: pyspiel.Game) -> None:
                          "zero-sum or constant-sum game (for goofspiel use "
                          "returns_type=win_loss or point_difference)")
     dynamics = pyspiel.GameType.Dynamics
-    if game_type.dynamics == dynamics.SEQUENTIAL:
-        if game_type.information != pyspiel.GameType.Information.PERFECT_INFORMATION:
-            raise ValueError(f"{game_type.short_name} is a sequential game of imperfect "
-                             "information; backward induction needs perfect information "
-                             "(use sequence_form_lp or CFR)")
-    elif game_type.dynamics != dynamics.SIMULTANEOUS:
+    information = pyspiel.GameType.Information
+    if game_type.dynamics not in (dynamics.SEQUENTIAL, dynamics.SIMULTANEOUS):
         raise ValueError(f"{game_type.short_name} has dynamics {game_type.dynamics}; the solver "
                          "handles simultaneous-move and sequential games")
+    # A simultaneous game declares PERFECT_INFORMATION (or ONE_SHOT) when everything before
+    # the current stage is public, e.g. goofspiel with imp_info=False.
+    allowed = (information.PERFECT_INFORMATION,)
+    if game_type.dynamics == dynamics.SIMULTANEOUS:
+        allowed += (information.ONE_SHOT,)
+    if game_type.information not in allowed:
+        raise ValueError(f"{game_type.short_name} is a game of imperfect information; backward "
+                         "induction needs perfect information between stages (for goofspiel "
+                         "load it with imp_info=False; otherwise use sequence_form_lp or CFR)")
     if game_type.chance_mode == pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC:
         raise ValueError(f"{game_type.short_name} has sampled chance; the solver needs explicit "
                          "chance outcomes")

@@ -128,3 +128,53 @@ def test_a_tree_given_to_the_game_solver_is_refused_with_a_pointer():
     from smmcts_spiel.matrix_tree import matrix_game
     with pytest.raises(ValueError, match="solve_tree"):
         solver.solve(matrix_game([[1.0, 0.0]]))
+
+
+RANDOM_GAMES = [
+    f"smmcts_random_stacked_matrix(depth={d},branching={b},seed={10 * d + b})"
+    for d in (1, 2, 3) for b in (2, 3)
+] + ["smmcts_random_stacked_matrix(depth=2,branching=2,chance_branching=2,seed=7)"]
+
+
+@pytest.mark.parametrize("name", RANDOM_GAMES)
+def test_random_stacked_matrix_value_agrees_with_sequence_form_lp(name):
+    game = pyspiel.load_game(name)
+    lp_value, _, _, _ = sequence_form_lp.solve_zero_sum_game(pyspiel.convert_to_turn_based(game))
+    value = solver.game_value(game)
+    assert value == pytest.approx(lp_value, abs=1e-6)
+    assert solver.tree_value(game.tree) == pytest.approx(value, abs=1e-12)
+
+
+@pytest.mark.parametrize("name", RANDOM_GAMES[1::2])
+def test_random_stacked_matrix_equilibrium_has_zero_nash_conv_in_openspiel(name):
+    game = pyspiel.load_game(name)
+    tabular = solver.solve(game).tabular_policy
+    assert openspiel_exploitability.nash_conv(pyspiel.convert_to_turn_based(game), tabular) < 1e-6
+
+
+def test_tree_solution_and_game_solution_agree_node_by_node():
+    game = pyspiel.load_game("smmcts_random_stacked_matrix(depth=2,branching=3,"
+                             "chance_branching=2,seed=4)")
+    by_state = solver.solve(game)
+    by_path = solver.solve_tree(game.tree)
+    for state in all_states(game.new_initial_state()):
+        node = by_path.nodes[tuple(s if isinstance(s, tuple) else (s,) for s in state.path)]
+        assert by_state.state_value(state) == pytest.approx(node.value, abs=1e-12)
+        if node.row_strategy is not None:
+            np.testing.assert_allclose(list(by_state.action_probabilities(state, 0).values()),
+                                       node.row_strategy, atol=1e-12)
+
+
+@pytest.mark.parametrize("params", ["num_cards=4,points_order=random,returns_type=point_difference",
+                                    "num_cards=4,points_order=descending"])
+def test_smmcts_goofspiel_uses_its_transposition_key_and_matches_openspiel(params):
+    ours = pyspiel.load_game(f"smmcts_goofspiel({params})")
+    theirs = pyspiel.load_game(f"goofspiel(imp_info=False,{params})")
+    keyed = solver.solve(ours)
+    reference = solver.solve(theirs, use_transpositions=False)
+    ours_states = list(all_states(ours.new_initial_state()))
+    theirs_states = list(all_states(theirs.new_initial_state()))
+    assert len(keyed) < len(ours_states)  # transpositions were shared
+    assert [s.history() for s in ours_states] == [s.history() for s in theirs_states]
+    for mine, other in zip(ours_states, theirs_states, strict=True):
+        assert keyed.state_value(mine) == pytest.approx(reference.state_value(other), abs=1e-12)
