@@ -375,16 +375,55 @@ def _with_recursion_limit(fn, game: pyspiel.Game):
         sys.setrecursionlimit(old)
 
 
-def game_value(game: pyspiel.Game | str, *, use_transpositions: bool = True) -> float:
-    """Player 1's (pyspiel player 0's) equilibrium value of ``game``."""
+def explicit_tree(game: pyspiel.Game) -> matrix_tree.MatrixTree | None:
+    """The matrix tree behind an explicit-tree game (``game.tree``, e.g. the registered
+    ``smmcts_random_stacked_matrix`` and ``smmcts_matrix_tree``), or None."""
+    tree = getattr(game, "tree", None)
+    return tree if isinstance(tree, matrix_tree.MatrixTree) else None
+
+
+def state_path(state: pyspiel.State) -> Path:
+    """The :data:`Path` of an explicit-tree game's state (its ``state.path``)."""
+    return tuple(step if isinstance(step, tuple) else (step,) for step in state.path)
+
+
+def game_value(game: pyspiel.Game | str, *, use_transpositions: bool = True,
+               use_explicit_tree: bool = True) -> float:
+    """Player 1's (pyspiel player 0's) equilibrium value of ``game``.
+
+    An explicit-tree game is solved on its tree (same result, without pyspiel states)
+    unless ``use_explicit_tree`` is False.
+    """
     game = _load(game)
+    tree = explicit_tree(game) if use_explicit_tree else None
+    if tree is not None:
+        check_game(game)
+        return _with_recursion_limit(lambda: tree_value(tree.root), game)
     solver = _BackwardInduction(game, use_transpositions, keep_strategies=False)
     return _with_recursion_limit(lambda: solver.value(game.new_initial_state()), game)
 
 
-def solve(game: pyspiel.Game | str, *, use_transpositions: bool = True) -> Solution:
-    """Values and equilibrium strategies of every (reachable) state of ``game``."""
+def solve(game: pyspiel.Game | str, *, use_transpositions: bool = True,
+          use_explicit_tree: bool = True) -> Solution:
+    """Values and equilibrium strategies of every (reachable) state of ``game``.
+
+    An explicit-tree game is solved on its tree (see :func:`game_value`).
+    """
     game = _load(game)
+    tree = explicit_tree(game) if use_explicit_tree else None
+    if tree is not None:
+        check_game(game)
+        solution = _with_recursion_limit(lambda: solve_tree(tree.root), game)
+        table = {}
+        for path, node in iter_paths(tree.root):
+            s = solution.nodes[path]
+            if isinstance(node, matrix_tree.MatrixStage):
+                strategies = (dict(enumerate(s.row_strategy.tolist())),
+                              dict(enumerate(s.col_strategy.tolist())))
+                table[path] = StateSolution(s.value, strategies)
+            elif isinstance(node, matrix_tree.ChanceStage):
+                table[path] = StateSolution(s.value, ({}, {}))
+        return Solution(game, solution.value, table, state_path)
     solver = _BackwardInduction(game, use_transpositions, keep_strategies=True)
     value = _with_recursion_limit(lambda: solver.value(game.new_initial_state()), game)
     return Solution(game, value, solver.table, solver.key)

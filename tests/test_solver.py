@@ -140,9 +140,9 @@ RANDOM_GAMES = [
 def test_random_stacked_matrix_value_agrees_with_sequence_form_lp(name):
     game = pyspiel.load_game(name)
     lp_value, _, _, _ = sequence_form_lp.solve_zero_sum_game(pyspiel.convert_to_turn_based(game))
-    value = solver.game_value(game)
+    value = solver.game_value(game, use_explicit_tree=False)
     assert value == pytest.approx(lp_value, abs=1e-6)
-    assert solver.tree_value(game.tree) == pytest.approx(value, abs=1e-12)
+    assert solver.game_value(game) == pytest.approx(value, abs=1e-12)  # solved on its tree
 
 
 @pytest.mark.parametrize("name", RANDOM_GAMES[1::2])
@@ -152,17 +152,21 @@ def test_random_stacked_matrix_equilibrium_has_zero_nash_conv_in_openspiel(name)
     assert openspiel_exploitability.nash_conv(pyspiel.convert_to_turn_based(game), tabular) < 1e-6
 
 
-def test_tree_solution_and_game_solution_agree_node_by_node():
+def test_explicit_tree_games_solved_on_their_tree_and_by_states_agree_node_by_node():
     game = pyspiel.load_game("smmcts_random_stacked_matrix(depth=2,branching=3,"
                              "chance_branching=2,seed=4)")
-    by_state = solver.solve(game)
-    by_path = solver.solve_tree(game.tree)
+    by_states = solver.solve(game, use_explicit_tree=False)
+    on_tree = solver.solve(game)
+    assert solver.game_value(game, use_explicit_tree=False) == pytest.approx(on_tree.value)
+    tree_nodes = solver.solve_tree(game.tree).nodes
     for state in all_states(game.new_initial_state()):
-        node = by_path.nodes[tuple(s if isinstance(s, tuple) else (s,) for s in state.path)]
-        assert by_state.state_value(state) == pytest.approx(node.value, abs=1e-12)
-        if node.row_strategy is not None:
-            np.testing.assert_allclose(list(by_state.action_probabilities(state, 0).values()),
-                                       node.row_strategy, atol=1e-12)
+        expected = by_states.state_solution(state)
+        assert on_tree.state_value(state) == pytest.approx(expected.value, abs=1e-12)
+        assert tree_nodes[solver.state_path(state)].value == pytest.approx(expected.value)
+        for player in (0, 1):
+            mine = on_tree.action_probabilities(state, player) if not state.is_chance_node() \
+                else {}
+            assert mine == pytest.approx(expected.strategies[player], abs=1e-12)
 
 
 @pytest.mark.parametrize("params", ["num_cards=4,points_order=random,returns_type=point_difference",
