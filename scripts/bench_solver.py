@@ -6,7 +6,9 @@ In one run, on the same machine:
    (``sequence_form_lp.solve_zero_sum_game``) on ``convert_to_turn_based(game)``, for
    Goofspiel with 4 cards and a depth-3, branching-3 random stacked matrix game;
 2. the fast exploitability path against OpenSpiel's ``nash_conv`` (Python and C++ best
-   responses) on the same random TabularPolicy of the turn-based game;
+   responses) on the same random profile, given to us as a TabularPolicy of the turn-based
+   game and as a strategy on the simultaneous game (like ``SMMCTSBot.policy()``; OpenSpiel
+   gets its TabularPolicy conversion, built outside the timing);
 3. the largest Goofspiel (descending prizes) solved exactly within ``--max_seconds``.
 
 Every time is the best of ``--repeats`` runs. The last line is ``min_speedup=<float>``,
@@ -67,6 +69,22 @@ def random_tabular_policy(tb_game, seed: int) -> policy_lib.TabularPolicy:
     return tabular
 
 
+class InformationStateStrategy:
+    """A random strategy on the simultaneous game, a function of the information state."""
+
+    def __init__(self, seed: int):
+        self._rng = np.random.default_rng(seed)
+        self._table = {}
+
+    def action_probabilities(self, state, player_id):
+        key = (player_id, state.information_state_string(player_id))
+        if key not in self._table:
+            actions = state.legal_actions(player_id)
+            self._table[key] = dict(zip(actions, self._rng.dirichlet(np.ones(len(actions))),
+                                        strict=True))
+        return self._table[key]
+
+
 def _goofspiel_value_worker(cards: int, queue) -> None:
     game = pyspiel.load_game(
         f"goofspiel(num_cards={cards},points_order=descending,imp_info=False)")
@@ -115,30 +133,38 @@ def main(argv):
         print(f"{name}: value {value:.9f} (LP {lp[0]:.9f})")
         ratios.append(record(1, name, "game_value", ours, theirs, "game value"))
 
-    print("2. Exploitability of a random TabularPolicy: fast path vs OpenSpiel's nash_conv")
+    print("2. Exploitability (NashConv, e1, e2): fast path vs OpenSpiel's nash_conv")
     for name in (FLAGS.goofspiel, FLAGS.random_game):
         game = pyspiel.load_game(name)
         tb_game = pyspiel.convert_to_turn_based(game)
-        tabular = random_tabular_policy(tb_game, FLAGS.seed)
         value = solver.game_value(game)
-        ours, report = best_time(
-            lambda game=game, p=tabular, v=value: exploitability.evaluate(game, p, value=v),
-            FLAGS.repeats)
-        theirs, nash_conv = best_time(
-            lambda tb=tb_game, p=tabular: openspiel_exploitability.nash_conv(tb, p),
-            FLAGS.openspiel_repeats)
-        theirs_cpp, nash_conv_cpp = best_time(
-            lambda tb=tb_game, p=tabular: openspiel_exploitability.nash_conv(tb, p,
-                                                                             use_cpp_br=True),
-            FLAGS.openspiel_repeats)
-        for reference in (nash_conv, nash_conv_cpp):
-            if abs(report.nash_conv - reference) > 1e-9:
-                raise RuntimeError(f"{name}: NashConv {report.nash_conv} disagrees with "
-                                   f"OpenSpiel's {reference}")
-        print(f"{name}: e1 {report.e1:.6f}, e2 {report.e2:.6f}, NashConv {report.nash_conv:.6f}")
-        ratios.append(record(2, name, "nash_conv_python_br", ours, theirs,
-                             "vs Python best response"))
-        record(2, name, "nash_conv_cpp_br", ours, theirs_cpp, "vs C++ best response")
+        simultaneous = InformationStateStrategy(FLAGS.seed)
+        for kind, ours_strategy, tabular in (
+                ("TabularPolicy on the turn-based game", None,
+                 random_tabular_policy(tb_game, FLAGS.seed)),
+                ("strategy on the simultaneous game", simultaneous,
+                 exploitability.to_turn_based_tabular_policy(game, simultaneous))):
+            strategy = tabular if ours_strategy is None else ours_strategy
+            ours, report = best_time(
+                lambda g=game, s=strategy, v=value: exploitability.evaluate(g, s, value=v),
+                FLAGS.repeats)
+            theirs, nash_conv = best_time(
+                lambda tb=tb_game, p=tabular: openspiel_exploitability.nash_conv(tb, p),
+                FLAGS.openspiel_repeats)
+            theirs_cpp, nash_conv_cpp = best_time(
+                lambda tb=tb_game, p=tabular: openspiel_exploitability.nash_conv(
+                    tb, p, use_cpp_br=True),
+                FLAGS.openspiel_repeats)
+            for reference in (nash_conv, nash_conv_cpp):
+                if abs(report.nash_conv - reference) > 1e-9:
+                    raise RuntimeError(f"{name}: NashConv {report.nash_conv} disagrees with "
+                                       f"OpenSpiel's {reference}")
+            print(f"{name}, random {kind}: e1 {report.e1:.6f}, e2 {report.e2:.6f}, "
+                  f"NashConv {report.nash_conv:.6f}")
+            what = "tabular" if ours_strategy is None else "simultaneous"
+            ratios.append(record(2, name, f"nash_conv_{what}_python_br", ours, theirs,
+                                 "vs Python best response"))
+            record(2, name, f"nash_conv_{what}_cpp_br", ours, theirs_cpp, "vs C++ best response")
 
     print(f"3. Largest Goofspiel (descending, imp_info=False) solved within "
           f"{FLAGS.max_seconds:g} s")
