@@ -40,8 +40,8 @@ flags.DEFINE_string("goofspiel", "goofspiel(num_cards=4,points_order=descending,
                     "Goofspiel instance of parts 1 and 2.")
 flags.DEFINE_string("random_game", "smmcts_random_stacked_matrix(depth=3,branching=3,seed=0)",
                     "Random stacked matrix game of parts 1 and 2.")
-flags.DEFINE_integer("repeats", 5, "Runs per timing of ours; the best is reported.")
-flags.DEFINE_integer("openspiel_repeats", 3, "Runs per timing of OpenSpiel's; the best counts.")
+flags.DEFINE_integer("repeats", 20, "Runs per timing of ours; the best is reported.")
+flags.DEFINE_integer("openspiel_repeats", 5, "Runs per timing of OpenSpiel's; the best counts.")
 flags.DEFINE_float("max_seconds", 60.0, "Time budget per Goofspiel size in part 3.")
 flags.DEFINE_integer("min_cards", 3, "First Goofspiel size tried in part 3.")
 flags.DEFINE_integer("max_cards", 8, "Last Goofspiel size tried in part 3.")

@@ -300,22 +300,37 @@ def legal_actions(state: pyspiel.State, player: int) -> list[int]:
     return []
 
 
-def joint_children(state: pyspiel.State, rows: list[int], cols: list[int]
-                   ) -> list[list[pyspiel.State]]:
-    """The children after each joint action at a decision node."""
+def successors(state: pyspiel.State, moves: list, *, consume: bool = False
+               ) -> list[pyspiel.State]:
+    """The state after each move: an action, or a joint action given as a list.
+
+    With ``consume`` the last successor is ``state`` itself, advanced in place: one clone
+    fewer (clones dominate the cost of Python-defined games) for callers done with it.
+    """
+    out = []
+    last = len(moves) - 1
+    for k, move in enumerate(moves):
+        child = state if consume and k == last else state.clone()
+        if isinstance(move, list):
+            child.apply_actions(move)
+        else:
+            child.apply_action(move)
+        out.append(child)
+    return out
+
+
+def joint_children(state: pyspiel.State, rows: list[int], cols: list[int], *,
+                   consume: bool = False) -> list[list[pyspiel.State]]:
+    """The children after each joint action at a decision node, ``[row][column]``.
+
+    ``consume`` as in :func:`successors`.
+    """
     if state.is_simultaneous_node():
-        out = []
-        for a in rows:
-            row = []
-            for b in cols:
-                child = state.clone()
-                child.apply_actions([a, b])
-                row.append(child)
-            out.append(row)
-        return out
+        flat = successors(state, [[a, b] for a in rows for b in cols], consume=consume)
+        return [flat[i * len(cols):(i + 1) * len(cols)] for i in range(len(rows))]
     if state.current_player() == 0:
-        return [[state.child(a)] for a in rows]
-    return [[state.child(b) for b in cols]]
+        return [[child] for child in successors(state, rows, consume=consume)]
+    return [successors(state, cols, consume=consume)]
 
 
 class _BackwardInduction:
@@ -341,11 +356,13 @@ class _BackwardInduction:
             if hit is not None:
                 return hit.value
         if state.is_chance_node():
-            v = sum(p * self.value(state.child(a)) for a, p in state.chance_outcomes())
+            outcomes = state.chance_outcomes()
+            children = successors(state, [a for a, _ in outcomes], consume=True)
+            v = sum(p * self.value(c) for (_, p), c in zip(outcomes, children, strict=True))
             solution = StateSolution(v, ({}, {}))
         else:
             rows, cols = legal_actions(state, 0), legal_actions(state, 1)
-            children = joint_children(state, rows, cols)
+            children = joint_children(state, rows, cols, consume=True)
             sol = solve_matrix_game([[self.value(c) for c in row] for row in children])
             v = sol.value
             strategies = ({}, {})
@@ -365,7 +382,7 @@ def _history_key(state: pyspiel.State) -> Hashable:
 
 
 def _with_recursion_limit(fn, game: pyspiel.Game):
-    needed = 4 * game.max_game_length() + 100
+    needed = 8 * game.max_game_length() + 100  # a few frames per move, two turns per stage
     old = sys.getrecursionlimit()
     if needed > old:
         sys.setrecursionlimit(needed)
