@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyspiel
+from open_spiel.python import policy as policy_lib
 
 from smmcts_spiel import matrix_tree
 from smmcts_spiel.matrix_game import solve_matrix_game
@@ -191,18 +192,18 @@ class StateSolution:
     strategies: tuple[dict[int, float], dict[int, float]]
 
 
-class Solution:
+class Solution(policy_lib.Policy):
     """The exact solution of a game: values and equilibrium strategies of every state.
 
-    ``action_probabilities(state, player_id)`` answers for states of the game itself (like
-    an OpenSpiel policy on the simultaneous game); :attr:`tabular_policy` is the same
-    equilibrium as an OpenSpiel ``TabularPolicy`` on the turn-based conversion (built on
-    first use: it enumerates every state of the game).
+    As an OpenSpiel policy, ``action_probabilities(state, player_id)`` answers for states
+    of the game itself (the simultaneous game, not its turn-based conversion);
+    :attr:`tabular_policy` is the same equilibrium as a ``TabularPolicy`` on the
+    turn-based conversion (built on first use: it enumerates every state of the game).
     """
 
     def __init__(self, game: pyspiel.Game, value: float, table: dict,
                  key: Callable[[pyspiel.State], Hashable]):
-        self.game = game
+        super().__init__(game, [0, 1])
         self.value = value
         self._table = table
         self._key = key
