@@ -26,6 +26,7 @@ import numpy as np
 import pyspiel
 
 from smmcts_spiel import matrix_tree as mt
+from smmcts_spiel.games import simultaneous
 
 _NUM_PLAYERS = 2
 
@@ -121,6 +122,8 @@ class ExplicitTreeState(pyspiel.State):
         node = self.node
         if not isinstance(node, mt.MatrixStage):
             return []
+        if player == pyspiel.PlayerId.SIMULTANEOUS:
+            return simultaneous.flat_joint_actions(self)
         return list(range(node.shape[player]))
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
@@ -129,8 +132,10 @@ class ExplicitTreeState(pyspiel.State):
         return [(k, p) for k, (p, _) in enumerate(node.outcomes)]
 
     def _apply_action(self, action: int) -> None:
-        # Only chance moves come here; joint moves go to _apply_actions.
-        self._step(int(action))
+        if isinstance(self.node, mt.MatrixStage):  # A flat joint action.
+            self._apply_actions(simultaneous.flat_to_joint(self, int(action)))
+        else:
+            self._step(int(action))
 
     def _apply_actions(self, actions: list[int]) -> None:
         self._step((int(actions[0]), int(actions[1])))
@@ -142,6 +147,8 @@ class ExplicitTreeState(pyspiel.State):
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
             return f"outcome {action}"
+        if player == pyspiel.PlayerId.SIMULTANEOUS:
+            return simultaneous.flat_joint_action_to_string(self, action)
         return f"{'row' if player == 0 else 'column'} {action}"
 
     def is_terminal(self) -> bool:

@@ -8,7 +8,7 @@ learns who won the round.
 
 Parameters (the names, action numbering, chance outcomes and returns of OpenSpiel's C++
 ``goofspiel``, which the tests check trajectory by trajectory):
-  num_cards     N, cards per player and prize cards (>= 1)                        [4]
+  num_cards     N, cards per player and prize cards (>= 1)                        [13]
   points_order  random (chance deals the prizes), descending or ascending        [random]
   returns_type  win_loss (+1 / -1 / 0), point_difference ((own - other) / 2,
                 OpenSpiel's "points minus the mean") or total_points (own points,
@@ -27,13 +27,15 @@ from __future__ import annotations
 import numpy as np
 import pyspiel
 
+from smmcts_spiel.games import simultaneous
+
 SHORT_NAME = "smmcts_goofspiel"
 POINTS_ORDERS = ("random", "descending", "ascending")
 RETURNS_TYPES = ("win_loss", "point_difference", "total_points")
 _NUM_PLAYERS = 2
 _NO_WINNER = -1  # A tied round: the prize is discarded.
 _DEFAULT_PARAMS = {
-    "num_cards": 4,
+    "num_cards": 13,
     "points_order": "random",
     "returns_type": "win_loss",
     "imp_info": False,
@@ -159,6 +161,8 @@ class GoofspielState(pyspiel.State):
         return pyspiel.PlayerId.SIMULTANEOUS
 
     def _legal_actions(self, player: int) -> list[int]:
+        if player == pyspiel.PlayerId.SIMULTANEOUS:
+            return simultaneous.flat_joint_actions(self)
         return [c for c, held in enumerate(self.hands[player]) if held]
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
@@ -166,7 +170,10 @@ class GoofspielState(pyspiel.State):
         return [(c, 1.0 / len(remaining)) for c in remaining]
 
     def _apply_action(self, action: int) -> None:
-        self._deal(int(action))
+        if self._chance_pending:
+            self._deal(int(action))
+        else:  # A flat joint action.
+            self._apply_actions(simultaneous.flat_to_joint(self, int(action)))
 
     def _apply_actions(self, actions: list[int]) -> None:
         self._play_round(int(actions[0]), int(actions[1]))
@@ -184,6 +191,8 @@ class GoofspielState(pyspiel.State):
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
             return f"Deal {action + 1}"
+        if player == pyspiel.PlayerId.SIMULTANEOUS:
+            return simultaneous.flat_joint_action_to_string(self, action)
         return f"[P{player}]Bid: {action + 1}"
 
     def is_terminal(self) -> bool:

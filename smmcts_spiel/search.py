@@ -54,8 +54,8 @@ def check_game(game: pyspiel.Game, purpose: str = "SM-MCTS") -> None:
 class RandomRolloutEvaluator:
     """One uniformly random playout per evaluation, from a seeded generator.
 
-    At simultaneous nodes it draws a flat joint action, i.e. each player's action uniformly
-    and independently. Like OpenSpiel's evaluators it returns every player's return.
+    At simultaneous nodes each player's action is drawn uniformly and independently. Like
+    OpenSpiel's evaluators it returns every player's return.
     """
 
     def __init__(self, n_rollouts: int = 1, seed: int | None = None):
@@ -72,6 +72,11 @@ class RandomRolloutEvaluator:
             while not working.is_terminal():
                 if working.is_chance_node():
                     working.apply_action(_sample_chance(working.chance_outcomes(), rng.random()))
+                elif working.is_simultaneous_node():
+                    # Per player: Python-defined games do not take flat joint actions.
+                    working.apply_actions([rng.choice(working.legal_actions(p) or
+                                                      [pyspiel.INVALID_ACTION])
+                                           for p in range(working.num_players())])
                 else:
                     working.apply_action(rng.choice(working.legal_actions()))
             returns = working.returns()

@@ -68,6 +68,19 @@ def test_rows_are_player_one_columns_player_two_outcomes_index_chance():
     assert state.returns() == [leaf, -leaf]
 
 
+def test_flat_joint_actions_use_openspiels_encoding():
+    # Player 0 is the least significant digit: flat = row + rows * column.
+    game = pyspiel.load_game("smmcts_random_stacked_matrix(branching_p1=3,branching_p2=2)")
+    state = game.new_initial_state()
+    assert state.legal_actions() == list(range(6))
+    assert state.action_to_string(pyspiel.PlayerId.SIMULTANEOUS, 4) == "[row 1, column 1]"
+    state.apply_action(5)
+    assert state.node is game.tree.root.children[2][1]
+    while not state.is_terminal():
+        state.apply_action(state.legal_actions()[-1])
+    assert state.returns()[0] == -state.returns()[1]
+
+
 def test_chance_outcomes_are_the_tree_probabilities():
     game = pyspiel.load_game(INLINE_GAMES[1])
     state = game.new_initial_state()

@@ -32,7 +32,11 @@ def both_games(num_cards, points_order, returns_type, imp_info):
 
 
 def assert_same_trajectories(ours, theirs, num_trajectories, seed):
-    """Plays the same uniformly random moves in both games and compares every step."""
+    """Plays the same uniformly random moves in both games and compares every step.
+
+    Joint moves are drawn as flat joint actions; OpenSpiel applies the flat action, ours
+    applies it both flat (on a copy) and as the per-player actions OpenSpiel recorded.
+    """
     rng = np.random.default_rng(seed)
     for _ in range(num_trajectories):
         a, b = ours.new_initial_state(), theirs.new_initial_state()
@@ -50,13 +54,20 @@ def assert_same_trajectories(ours, theirs, num_trajectories, seed):
                 a.apply_action(action)
                 b.apply_action(action)
             else:
-                joint = []
                 for player in range(2):
-                    legal = a.legal_actions(player)
-                    assert legal == b.legal_actions(player)
-                    joint.append(int(rng.choice(legal)))
-                a.apply_actions(joint)
-                b.apply_actions(joint)
+                    assert a.legal_actions(player) == b.legal_actions(player)
+                # Flat joint actions: same numbering and strings; OpenSpiel decodes them.
+                flat = a.legal_actions()
+                assert flat == b.legal_actions()
+                action = int(rng.choice(flat))
+                simultaneous = pyspiel.PlayerId.SIMULTANEOUS
+                assert a.action_to_string(simultaneous, action) == \
+                    b.action_to_string(simultaneous, action)
+                via_flat = a.clone()
+                via_flat.apply_action(action)
+                b.apply_action(action)
+                a.apply_actions(b.history()[-2:])
+                assert str(via_flat) == str(a)
             assert a.history() == b.history()
         assert a.returns() == pytest.approx(b.returns())
 
@@ -227,3 +238,10 @@ def _play_out(state, seed):
 def test_bad_parameters_raise_a_clear_value_error(name, message):
     with pytest.raises(ValueError, match=message):
         pyspiel.load_game(name)
+
+
+def test_defaults_are_openspiels_and_play_the_same():
+    ours, theirs = pyspiel.load_game("smmcts_goofspiel"), pyspiel.load_game("goofspiel")
+    shared = ours.get_parameters()
+    assert shared == {k: v for k, v in theirs.get_parameters().items() if k in shared}
+    assert_same_trajectories(ours, theirs, num_trajectories=20, seed=13)

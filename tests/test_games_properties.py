@@ -20,7 +20,7 @@ def random_stacked_matrix_games(draw):
     b1, b2 = draw(st.integers(0, 3)), draw(st.integers(0, 3))
     assume((b1 or branching) * (b2 or branching) >= 2)
     chance = draw(st.sampled_from([0, 2, 3]))
-    seed = draw(st.integers(0, 2**31 - 1))
+    seed = draw(st.integers(0, 2**31 - 2))  # pyspiel parses ints as 32-bit; seed + 1 must fit
     utilities = draw(st.sampled_from(mt.UTILITY_DISTRIBUTIONS))
     return (f"smmcts_random_stacked_matrix(depth={depth},branching={branching},"
             f"branching_p1={b1},branching_p2={b2},chance_branching={chance},seed={seed},"
@@ -71,6 +71,8 @@ def test_legal_actions_nonempty_and_returns_bounded_and_zero_sum(name, seed):
             assert sum(p for _, p in state.chance_outcomes()) == pytest.approx(1.0)
         elif state.is_simultaneous_node():
             assert all(state.legal_actions(p) for p in range(2))
+            assert len(state.legal_actions()) == \
+                len(state.legal_actions(0)) * len(state.legal_actions(1))
         else:
             assert state.legal_actions()
         step(state, rng)

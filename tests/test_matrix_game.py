@@ -62,3 +62,16 @@ def test_bad_input():
         solve_matrix_game([1, 2])
     with pytest.raises(ValueError, match="finite"):
         solve_matrix_game([[np.nan, 1], [0, 1]])
+
+
+@settings(max_examples=300, deadline=None)
+@given(arrays(np.float64, st.tuples(st.integers(3, 7), st.integers(3, 7)),
+              elements=st.sampled_from([0.0, 0.5, 1.0, 2.0])))
+def test_small_simplex_agrees_with_highs_on_degenerate_games(a):
+    # Few distinct payoffs make ties, degenerate pivots and non-unique equilibria.
+    from smmcts_spiel.matrix_game import _linear_program, _small_simplex
+
+    fast = _small_simplex(a)
+    assert fast is not None
+    assert_equilibrium(a, fast, tol=1e-9)
+    assert fast.value == pytest.approx(_linear_program(a).value, abs=1e-9)

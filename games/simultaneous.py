@@ -1,0 +1,41 @@
+"""Flat joint actions for Python simultaneous-move games, as OpenSpiel's C++ games have.
+
+At a simultaneous node ``state.legal_actions()`` (no player) asks a Python game for
+``_legal_actions(PlayerId.SIMULTANEOUS)`` and ``state.apply_action(a)`` passes a flat joint
+action to ``_apply_action``. OpenSpiel's C++ ``SimMoveState`` answers these itself; for a
+Python game these helpers do it with the same encoding: the flat action is a mixed-radix
+number over the players' legal-action lists, player 0 the least significant digit.
+
+pyspiel records a flat joint action applied with ``apply_action`` as one history entry
+(player ``SIMULTANEOUS``); ``apply_actions`` records one entry per player, as for C++ games.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pyspiel
+
+
+def flat_joint_actions(state: pyspiel.State) -> list[int]:
+    """All flat joint actions at a simultaneous node."""
+    return list(range(math.prod(len(state.legal_actions(p))
+                                for p in range(state.num_players()))))
+
+
+def flat_to_joint(state: pyspiel.State, flat_action: int) -> list[int]:
+    """The per-player actions of a flat joint action (OpenSpiel's encoding)."""
+    actions = []
+    for p in range(state.num_players()):
+        legal = state.legal_actions(p)
+        flat_action, index = divmod(flat_action, len(legal))
+        actions.append(legal[index])
+    if flat_action:
+        raise ValueError(f"flat joint action out of range at {state}")
+    return actions
+
+
+def flat_joint_action_to_string(state: pyspiel.State, flat_action: int) -> str:
+    """E.g. ``"[[P0]Bid: 1, [P1]Bid: 2]"``, like OpenSpiel's ``FlatJointActionToString``."""
+    joint = flat_to_joint(state, flat_action)
+    return "[" + ", ".join(state.action_to_string(p, a) for p, a in enumerate(joint)) + "]"

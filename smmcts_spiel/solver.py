@@ -1,0 +1,456 @@
+"""Exact values and equilibria of two-player zero-sum games by backward induction.
+
+The games are simultaneous-move games with perfect information between stages (the
+paper's setting: both players see everything that happened before the current stage),
+possibly with chance, and sequential perfect-information games (a node where one player
+moves is a 1 x n stage). Every stage is a zero-sum matrix game whose entries are the
+values of its children; :func:`smmcts_spiel.matrix_game.solve_matrix_game` solves it.
+
+Two entry points:
+
+* explicit trees of :mod:`smmcts_spiel.matrix_tree`: :func:`tree_value`, :func:`solve_tree`;
+* pyspiel games: :func:`game_value`, :func:`solve`.
+
+Transpositions (the same position reached by different histories, e.g. Goofspiel's
+hands, prize cards and score) are solved once when the state has a
+``transposition_key()`` method or the game is in :data:`TRANSPOSITION_KEYS`. This is what
+makes Goofspiel with 6 cards solvable in seconds where the sequence-form LP on the
+turn-based conversion cannot even build its matrices.
+
+Values are player 1's (pyspiel player 0's) utility; in constant-sum games player 2's is
+``utility_sum - value``.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Hashable, Iterator
+from dataclasses import dataclass
+
+import numpy as np
+import pyspiel
+from open_spiel.python import policy as policy_lib
+
+from smmcts_spiel import matrix_tree
+from smmcts_spiel.matrix_game import solve_matrix_game
+
+# ----------------------------------------------------------------------------------------
+# Explicit matrix trees
+
+#: Where a node sits in a matrix tree: one step per stage above it, ``(i, j)`` for the
+#: joint action taken at a matrix stage and ``(k,)`` for the outcome of a chance stage.
+Path = tuple[tuple[int, ...], ...]
+
+
+@dataclass(frozen=True)
+class NodeSolution:
+    """Value of a node and, at a matrix stage, both players' equilibrium strategies.
+
+    ``row_strategy`` (player 1) and ``col_strategy`` (player 2) are ``None`` at leaves and
+    chance stages.
+    """
+
+    value: float
+    row_strategy: np.ndarray | None = None
+    col_strategy: np.ndarray | None = None
+
+
+@dataclass(frozen=True)
+class TreeSolution:
+    """The solution of a matrix tree: ``nodes[path]`` for every node, in preorder.
+
+    The order of ``nodes`` is :func:`smmcts_spiel.matrix_tree.iter_nodes`'s order, so
+    ``list(nodes.values())[k]`` belongs to the ``k``-th node that ``iter_nodes`` yields.
+    """
+
+    root: matrix_tree.Node
+    nodes: dict[Path, NodeSolution]
+
+    @property
+    def value(self) -> float:
+        """Player 1's value of the game."""
+        return self.nodes[()].value
+
+    def strategies(self, exploration: float = 0.0) -> dict[Path, tuple[np.ndarray, np.ndarray]]:
+        """Both players' equilibrium strategy at every matrix stage, keyed by path.
+
+        With ``exploration = gamma > 0`` each strategy is mixed with the uniform one,
+        ``(1 - gamma) * sigma + gamma / |A|``: the strategy an SM-MCTS selector with
+        exploration ``gamma`` converges to at best (the floors of the paper's Fig. 3).
+        """
+        if not 0.0 <= exploration <= 1.0:
+            raise ValueError(f"exploration must be in [0, 1], got {exploration!r}")
+
+        def mix(p: np.ndarray) -> np.ndarray:
+            return (1.0 - exploration) * p + exploration / len(p)
+
+        return {path: (mix(s.row_strategy), mix(s.col_strategy))
+                for path, s in self.nodes.items() if s.row_strategy is not None}
+
+
+def iter_paths(node: matrix_tree.Node, path: Path = ()) -> Iterator[tuple[Path, matrix_tree.Node]]:
+    """``(path, node)`` for every node, in :func:`matrix_tree.iter_nodes` order."""
+    yield path, node
+    if isinstance(node, matrix_tree.MatrixStage):
+        for i, row in enumerate(node.children):
+            for j, child in enumerate(row):
+                yield from iter_paths(child, path + ((i, j),))
+    elif isinstance(node, matrix_tree.ChanceStage):
+        for k, (_, child) in enumerate(node.outcomes):
+            yield from iter_paths(child, path + ((k,),))
+
+
+def tree_value(node: matrix_tree.Node) -> float:
+    """Player 1's equilibrium value of a matrix tree (or any of its subtrees)."""
+    if isinstance(node, matrix_tree.MatrixTree):
+        node = node.root
+    if isinstance(node, matrix_tree.MatrixStage):
+        values = [[tree_value(c) for c in row] for row in node.children]
+        return solve_matrix_game(values).value
+    if isinstance(node, matrix_tree.ChanceStage):
+        return sum(p * tree_value(c) for p, c in node.outcomes)
+    return _leaf_value(node)
+
+
+def solve_tree(node: matrix_tree.Node) -> TreeSolution:
+    """Value and equilibrium strategies of every node of a matrix tree."""
+    if isinstance(node, matrix_tree.MatrixTree):
+        node = node.root
+    nodes: dict[Path, NodeSolution] = {}
+
+    def visit(n: matrix_tree.Node, path: Path) -> float:
+        nodes[path] = None  # reserve the slot so that ``nodes`` ends up in preorder
+        if isinstance(n, matrix_tree.MatrixStage):
+            values = [[visit(c, path + ((i, j),)) for j, c in enumerate(row)]
+                      for i, row in enumerate(n.children)]
+            sol = solve_matrix_game(values)
+            nodes[path] = NodeSolution(sol.value, sol.row_strategy, sol.col_strategy)
+        elif isinstance(n, matrix_tree.ChanceStage):
+            nodes[path] = NodeSolution(
+                sum(p * visit(c, path + ((k,),)) for k, (p, c) in enumerate(n.outcomes)))
+        else:
+            nodes[path] = NodeSolution(_leaf_value(n))
+        return nodes[path].value
+
+    visit(node, ())
+    return TreeSolution(node, nodes)
+
+
+def _leaf_value(node) -> float:
+    if isinstance(node, (bool, str)) or not isinstance(node, (int, float, np.floating, np.integer)):
+        raise ValueError(f"not a matrix tree node: {node!r} (expected a number, MatrixStage or "
+                         "ChanceStage; build trees with smmcts_spiel.matrix_tree)")
+    return float(node)
+
+
+# ----------------------------------------------------------------------------------------
+# pyspiel games
+
+#: ``key(state) -> hashable`` per game short name, for games whose states have no
+#: ``transposition_key()`` method. Two states with the same key must have the same
+#: subgame (same future and same player-1 returns for the same future play); the key
+#: need not tell apart chance and decision nodes (the solver adds that).
+TRANSPOSITION_KEYS: dict[str, Callable[[pyspiel.Game], Callable[[pyspiel.State], Hashable]]] = {}
+
+
+def _goofspiel_key(game: pyspiel.Game) -> Callable[[pyspiel.State], Hashable]:
+    """OpenSpiel's C++ goofspiel: hands, prize cards left, current prize, point difference.
+
+    The public observation string (``imp_info=False``) shows both hands, the prize cards
+    left, the current prize card and both players' points; the ``Win sequence`` line is
+    history and is dropped. With zero-sum returns (``win_loss``, ``point_difference``)
+    only the point difference matters for the future.
+    """
+    params = game.get_parameters()
+    if params.get("imp_info", False):
+        raise ValueError("goofspiel with imp_info=True hides the opponent's cards, so it is not a "
+                         "game of perfect information between stages; load it with imp_info=False")
+
+    def key(state: pyspiel.State) -> Hashable:
+        current, remaining, hand0, hand1, _, points = state.observation_string(0).splitlines()
+        p0, p1 = points[len("Points: "):].split()
+        if state.is_chance_node():
+            current = None
+        return current, remaining, hand0, hand1, int(p0) - int(p1)
+
+    return key
+
+
+TRANSPOSITION_KEYS["goofspiel"] = _goofspiel_key
+
+
+@dataclass(frozen=True)
+class StateSolution:
+    """Value of a state and both players' equilibrium strategies there.
+
+    A strategy is a ``{action: probability}`` dict over the player's legal actions; it is
+    empty for a player who does not move in this state (and both are empty at chance
+    nodes).
+    """
+
+    value: float
+    strategies: tuple[dict[int, float], dict[int, float]]
+
+
+class Solution(policy_lib.Policy):
+    """The exact solution of a game: values and equilibrium strategies of every state.
+
+    As an OpenSpiel policy, ``action_probabilities(state, player_id)`` answers for states
+    of the game itself (the simultaneous game, not its turn-based conversion);
+    :attr:`tabular_policy` is the same equilibrium as a ``TabularPolicy`` on the
+    turn-based conversion (built on first use: it enumerates every state of the game).
+    """
+
+    def __init__(self, game: pyspiel.Game, value: float, table: dict,
+                 key: Callable[[pyspiel.State], Hashable]):
+        super().__init__(game, [0, 1])
+        self.value = value
+        self._table = table
+        self._key = key
+        self._tabular_policy = None
+
+    def __len__(self) -> int:
+        """Number of distinct (up to transposition) non-terminal states solved."""
+        return len(self._table)
+
+    def state_solution(self, state: pyspiel.State) -> StateSolution:
+        """Value and equilibrium strategies at a non-terminal ``state`` of the game."""
+        if state.is_terminal():
+            raise ValueError("a terminal state has no strategies; use state.returns()")
+        try:
+            return self._table[self._key(state)]
+        except KeyError:
+            raise ValueError(f"state not reachable in the solved game:\n{state}") from None
+
+    def state_value(self, state: pyspiel.State) -> float:
+        """Player 1's equilibrium value of the subgame at ``state``."""
+        if state.is_terminal():
+            return float(state.returns()[0])
+        return self.state_solution(state).value
+
+    def action_probabilities(self, state: pyspiel.State, player_id: int | None = None
+                             ) -> dict[int, float]:
+        """Equilibrium strategy of ``player_id`` at a state of the (simultaneous) game."""
+        if player_id is None:
+            player_id = state.current_player()
+        if player_id not in (0, 1):
+            raise ValueError(f"player_id must be 0 or 1, got {player_id!r}")
+        return dict(self.state_solution(state).strategies[player_id])
+
+    @property
+    def tabular_policy(self):
+        """The equilibrium as a ``TabularPolicy`` on ``convert_to_turn_based(game)``."""
+        if self._tabular_policy is None:
+            from smmcts_spiel import exploitability
+            self._tabular_policy = exploitability.to_turn_based_tabular_policy(self.game, self)
+        return self._tabular_policy
+
+
+def check_game(game: pyspiel.Game) -> None:
+    """Raise ValueError unless backward induction applies to ``game``."""
+    game_type = game.get_type()
+    if game.num_players() != 2:
+        raise ValueError(f"{game_type.short_name} has {game.num_players()} players; the solver "
+                         "needs a two-player game")
+    utility = pyspiel.GameType.Utility
+    if game_type.utility not in (utility.ZERO_SUM, utility.CONSTANT_SUM):
+        raise ValueError(f"{game_type.short_name} is {game_type.utility}; the solver needs a "
+                         "zero-sum or constant-sum game (for goofspiel use "
+                         "returns_type=win_loss or point_difference)")
+    dynamics = pyspiel.GameType.Dynamics
+    information = pyspiel.GameType.Information
+    if game_type.dynamics not in (dynamics.SEQUENTIAL, dynamics.SIMULTANEOUS):
+        raise ValueError(f"{game_type.short_name} has dynamics {game_type.dynamics}; the solver "
+                         "handles simultaneous-move and sequential games")
+    # A simultaneous game declares PERFECT_INFORMATION (or ONE_SHOT) when everything before
+    # the current stage is public, e.g. goofspiel with imp_info=False.
+    allowed = (information.PERFECT_INFORMATION,)
+    if game_type.dynamics == dynamics.SIMULTANEOUS:
+        allowed += (information.ONE_SHOT,)
+    if game_type.information not in allowed:
+        raise ValueError(f"{game_type.short_name} is a game of imperfect information; backward "
+                         "induction needs perfect information between stages (for goofspiel "
+                         "load it with imp_info=False; otherwise use sequence_form_lp or CFR)")
+    if game_type.chance_mode == pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC:
+        raise ValueError(f"{game_type.short_name} has sampled chance; the solver needs explicit "
+                         "chance outcomes")
+
+
+def transposition_key(game: pyspiel.Game) -> Callable[[pyspiel.State], Hashable] | None:
+    """The transposition key the solver uses for ``game``'s states, or None.
+
+    A ``transposition_key()`` method on the states wins; otherwise the
+    :data:`TRANSPOSITION_KEYS` entry for the game's short name, if any.
+    """
+    state = game.new_initial_state()
+    method = getattr(state, "transposition_key", None)
+    if callable(method):
+        return lambda s: s.transposition_key()
+    factory = TRANSPOSITION_KEYS.get(game.get_type().short_name)
+    return factory(game) if factory is not None else None
+
+
+def legal_actions(state: pyspiel.State, player: int) -> list[int]:
+    """``player``'s legal actions at a decision state; ``[0]`` if they have no move.
+
+    A player without legal actions at a simultaneous node plays action 0, as in
+    OpenSpiel's ``convert_to_turn_based``.
+    """
+    if state.is_simultaneous_node() or state.current_player() == player:
+        return state.legal_actions(player) or [0]
+    return []
+
+
+def successors(state: pyspiel.State, moves: list, *, consume: bool = False
+               ) -> list[pyspiel.State]:
+    """The state after each move: an action, or a joint action given as a list.
+
+    With ``consume`` the last successor is ``state`` itself, advanced in place: one clone
+    fewer (clones dominate the cost of Python-defined games) for callers done with it.
+    """
+    out = []
+    last = len(moves) - 1
+    for k, move in enumerate(moves):
+        child = state if consume and k == last else state.clone()
+        if isinstance(move, list):
+            child.apply_actions(move)
+        else:
+            child.apply_action(move)
+        out.append(child)
+    return out
+
+
+def joint_children(state: pyspiel.State, rows: list[int], cols: list[int], *,
+                   consume: bool = False) -> list[list[pyspiel.State]]:
+    """The children after each joint action at a decision node, ``[row][column]``.
+
+    ``consume`` as in :func:`successors`.
+    """
+    if state.is_simultaneous_node():
+        flat = successors(state, [[a, b] for a in rows for b in cols], consume=consume)
+        return [flat[i * len(cols):(i + 1) * len(cols)] for i in range(len(rows))]
+    if state.current_player() == 0:
+        return [[child] for child in successors(state, rows, consume=consume)]
+    return [successors(state, cols, consume=consume)]
+
+
+class _BackwardInduction:
+    """One solve of a pyspiel game; ``table`` maps state keys to :class:`StateSolution`."""
+
+    def __init__(self, game: pyspiel.Game, use_transpositions: bool, keep_strategies: bool):
+        check_game(game)
+        self.keep_strategies = keep_strategies
+        key = transposition_key(game) if use_transpositions else None
+        self.memoize = key is not None or keep_strategies
+        if key is None:
+            key = _history_key
+        # Chance and decision nodes may share a key function's value; tell them apart.
+        self.key = lambda s: (s.is_chance_node(), key(s))
+        self.table: dict = {}
+
+    def value(self, state: pyspiel.State) -> float:
+        if state.is_terminal():
+            return float(state.returns()[0])
+        if self.memoize:
+            k = self.key(state)
+            hit = self.table.get(k)
+            if hit is not None:
+                return hit.value
+        if state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            children = successors(state, [a for a, _ in outcomes], consume=True)
+            v = sum(p * self.value(c) for (_, p), c in zip(outcomes, children, strict=True))
+            solution = StateSolution(v, ({}, {}))
+        else:
+            rows, cols = legal_actions(state, 0), legal_actions(state, 1)
+            children = joint_children(state, rows, cols, consume=True)
+            sol = solve_matrix_game([[self.value(c) for c in row] for row in children])
+            v = sol.value
+            strategies = ({}, {})
+            if self.keep_strategies:
+                strategies = (
+                    dict(zip(rows, sol.row_strategy.tolist(), strict=True)) if rows else {},
+                    dict(zip(cols, sol.col_strategy.tolist(), strict=True)) if cols else {},
+                )
+            solution = StateSolution(v, strategies)
+        if self.memoize:
+            self.table[k] = solution
+        return v
+
+
+def _history_key(state: pyspiel.State) -> Hashable:
+    return tuple(state.history())
+
+
+def _with_recursion_limit(fn, game: pyspiel.Game):
+    needed = 8 * game.max_game_length() + 100  # a few frames per move, two turns per stage
+    old = sys.getrecursionlimit()
+    if needed > old:
+        sys.setrecursionlimit(needed)
+    try:
+        return fn()
+    finally:
+        sys.setrecursionlimit(old)
+
+
+def explicit_tree(game: pyspiel.Game) -> matrix_tree.MatrixTree | None:
+    """The matrix tree behind an explicit-tree game (``game.tree``, e.g. the registered
+    ``smmcts_random_stacked_matrix`` and ``smmcts_matrix_tree``), or None."""
+    tree = getattr(game, "tree", None)
+    return tree if isinstance(tree, matrix_tree.MatrixTree) else None
+
+
+def state_path(state: pyspiel.State) -> Path:
+    """The :data:`Path` of an explicit-tree game's state (its ``state.path``)."""
+    return tuple(step if isinstance(step, tuple) else (step,) for step in state.path)
+
+
+def game_value(game: pyspiel.Game | str, *, use_transpositions: bool = True,
+               use_explicit_tree: bool = True) -> float:
+    """Player 1's (pyspiel player 0's) equilibrium value of ``game``.
+
+    An explicit-tree game is solved on its tree (same result, without pyspiel states)
+    unless ``use_explicit_tree`` is False.
+    """
+    game = _load(game)
+    tree = explicit_tree(game) if use_explicit_tree else None
+    if tree is not None:
+        check_game(game)
+        return _with_recursion_limit(lambda: tree_value(tree.root), game)
+    solver = _BackwardInduction(game, use_transpositions, keep_strategies=False)
+    return _with_recursion_limit(lambda: solver.value(game.new_initial_state()), game)
+
+
+def solve(game: pyspiel.Game | str, *, use_transpositions: bool = True,
+          use_explicit_tree: bool = True) -> Solution:
+    """Values and equilibrium strategies of every (reachable) state of ``game``.
+
+    An explicit-tree game is solved on its tree (see :func:`game_value`).
+    """
+    game = _load(game)
+    tree = explicit_tree(game) if use_explicit_tree else None
+    if tree is not None:
+        check_game(game)
+        solution = _with_recursion_limit(lambda: solve_tree(tree.root), game)
+        table = {}
+        for path, node in iter_paths(tree.root):
+            s = solution.nodes[path]
+            if isinstance(node, matrix_tree.MatrixStage):
+                strategies = (dict(enumerate(s.row_strategy.tolist())),
+                              dict(enumerate(s.col_strategy.tolist())))
+                table[path] = StateSolution(s.value, strategies)
+            elif isinstance(node, matrix_tree.ChanceStage):
+                table[path] = StateSolution(s.value, ({}, {}))
+        return Solution(game, solution.value, table, state_path)
+    solver = _BackwardInduction(game, use_transpositions, keep_strategies=True)
+    value = _with_recursion_limit(lambda: solver.value(game.new_initial_state()), game)
+    return Solution(game, value, solver.table, solver.key)
+
+
+def _load(game) -> pyspiel.Game:
+    if isinstance(game, str):
+        return pyspiel.load_game(game)
+    if not isinstance(game, pyspiel.Game):
+        raise ValueError(f"expected a pyspiel.Game or a game string, got {type(game).__name__}; "
+                         "for an explicit matrix tree use solve_tree / tree_value")
+    return game
