@@ -1,5 +1,7 @@
 """Bots implementing pyspiel.Bot."""
 
+from smmcts_spiel.bots.belief_sampler import BeliefSamplerBot
+from smmcts_spiel.bots.mmcts_bot import MMCTSBot
 from smmcts_spiel.bots.smmcts_bot import SMMCTSBot
 
-__all__ = ["SMMCTSBot"]
+__all__ = ["BeliefSamplerBot", "MMCTSBot", "SMMCTSBot"]

@@ -1,0 +1,89 @@
+"""The Belief Sampler of the MMCTS poster, and world sampling for OpenSpiel's ISMCTS.
+
+The Belief Sampler plays Phantom Tic-Tac-Toe the "standard" way for partially observable
+games (Cazenave 2006): it draws a full board uniformly among those consistent with what it
+has seen (its marks, the cells where its moves were refused, the number of opponent marks
+the turn order implies, nobody has a line yet), then plays a perfect Tic-Tac-Toe move on
+that board, uniformly among the optimal ones. The drawn board only has opponent marks on
+cells it has not seen taken, so it never plays a cell it knows is taken.
+
+OpenSpiel's C++ ``phantom_ttt`` does not implement ``ResampleFromInfostate``, which
+:class:`open_spiel.python.algorithms.ismcts.ISMCTSBot` needs; :class:`WorldResampler` draws
+the same consistent boards and builds a history that leads to them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyspiel
+from open_spiel.python.algorithms import ismcts, mcts
+
+from smmcts_spiel import phantom_ttt_arrays, tic_tac_toe_solver
+
+
+def _check_phantom_ttt(game: pyspiel.Game) -> None:
+    if not phantom_ttt_arrays.is_array_phantom_ttt(game):
+        raise ValueError(f"the Belief Sampler knows classical Phantom Tic-Tac-Toe "
+                         f"({', '.join(phantom_ttt_arrays.SUPPORTED_GAMES)} with "
+                         f"gameversion=classical, obstype=reveal-nothing), not {game}")
+
+
+def sample_board(state: pyspiel.State, player: int, rng: np.random.Generator) -> np.ndarray:
+    """A board drawn uniformly among those ``player`` (to move) cannot rule out."""
+    return phantom_ttt_arrays.sample_board(state.history(), player, rng)[0]
+
+
+class BeliefSamplerBot(pyspiel.Bot):
+    """Perfect Tic-Tac-Toe play on a board sampled from the player's belief."""
+
+    def __init__(self, game: pyspiel.Game, player_id: int, seed: int = 0):
+        pyspiel.Bot.__init__(self)
+        _check_phantom_ttt(game)
+        if player_id not in (0, 1):
+            raise ValueError(f"player_id must be 0 or 1, got {player_id!r}")
+        self._player = player_id
+        self._rng = np.random.default_rng(seed)
+
+    def restart_at(self, state: pyspiel.State) -> None:
+        pass
+
+    def step(self, state: pyspiel.State) -> int:
+        if state.current_player() != self._player:
+            raise ValueError(f"it is player {state.current_player()}'s turn, this bot plays "
+                             f"{self._player}")
+        board = sample_board(state, self._player, self._rng)
+        moves = tic_tac_toe_solver.optimal_moves(board, self._player)
+        return int(moves[self._rng.integers(len(moves))])
+
+
+class WorldResampler:
+    """``resampler(state, player)``: a state ``player`` cannot tell from ``state``."""
+
+    def __init__(self, game: pyspiel.Game, seed: int = 0):
+        _check_phantom_ttt(game)
+        self._game = game
+        self._rng = np.random.default_rng(seed)
+
+    def __call__(self, state: pyspiel.State, player: int) -> pyspiel.State:
+        world = self._game.new_initial_state()
+        for cell in phantom_ttt_arrays.sample_world(state.history(), player, self._rng):
+            world.apply_action(cell)
+        return world
+
+
+class PhantomTTTISMCTSBot(ismcts.ISMCTSBot):
+    """OpenSpiel's ISMCTSBot, made playable in ``evaluate_bots`` (it searches afresh at
+    every move, so there is nothing to restart)."""
+
+    def restart_at(self, state: pyspiel.State) -> None:
+        pass
+
+
+def ismcts_bot(game: pyspiel.Game, max_simulations: int, seed: int = 0,
+               uct_c: float = 2.0) -> PhantomTTTISMCTSBot:
+    """OpenSpiel's ISMCTSBot with random rollouts and :class:`WorldResampler` worlds."""
+    bot = PhantomTTTISMCTSBot(
+        game, mcts.RandomRolloutEvaluator(1, np.random.RandomState(seed)), uct_c,
+        max_simulations, random_state=np.random.RandomState(seed + 1))
+    bot.set_resampler(WorldResampler(game, seed + 2))
+    return bot

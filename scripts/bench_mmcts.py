@@ -1,0 +1,69 @@
+"""Training speed of MMCTS on Phantom Tic-Tac-Toe, against OpenSpiel baselines in the same run.
+
+Measures, on OpenSpiel's ``phantom_ttt``:
+  * the numba array engine (smmcts_spiel.mmcts_phantom_ttt): training iterations per second;
+  * the generic engine over pyspiel states (smmcts_spiel.mmcts): iterations per second;
+  * OpenSpiel's Python ISMCTSBot (random rollouts): simulations per second from the root.
+One MMCTS iteration and one ISMCTS simulation are the same unit of work: one playout of
+the game from the root that updates the searched tree(s).
+
+The last line is ``iterations_per_second=<float>`` (the array engine).
+
+  .venv/bin/python scripts/bench_mmcts.py --iterations=2000000
+"""
+
+import time
+
+import numpy as np
+import pyspiel
+from absl import app, flags
+from open_spiel.python.algorithms import ismcts, mcts
+
+from smmcts_spiel import mmcts
+from smmcts_spiel.mmcts_phantom_ttt import PhantomTTTMultipleTreeSearch
+
+FLAGS = flags.FLAGS
+flags.DEFINE_integer("iterations", 2_000_000, "MMCTS iterations timed on the array engine.")
+flags.DEFINE_integer("generic_iterations", 20_000, "Iterations timed on the generic engine.")
+flags.DEFINE_integer("ismcts_simulations", 5_000, "ISMCTS simulations timed (one search).")
+flags.DEFINE_float("gamma", 0.05, "Exp3 exploration probability.")
+flags.DEFINE_integer("seed", 0, "Seed of every generator.")
+flags.DEFINE_string("game", "phantom_ttt", "Game string (classical Phantom Tic-Tac-Toe).")
+
+
+def _rate(work, run) -> float:
+    start = time.perf_counter()
+    run()
+    return work / (time.perf_counter() - start)
+
+
+def main(argv):
+    del argv
+    game = pyspiel.load_game(FLAGS.game)
+    PhantomTTTMultipleTreeSearch(game, FLAGS.gamma, FLAGS.seed).train(1000)  # compile
+    arrays = PhantomTTTMultipleTreeSearch(game, FLAGS.gamma, FLAGS.seed)
+    arrays_rate = _rate(FLAGS.iterations, lambda: arrays.train(FLAGS.iterations))
+    generic = mmcts.MultipleTreeSearch(game, FLAGS.gamma, FLAGS.seed)
+    generic_rate = _rate(FLAGS.generic_iterations,
+                         lambda: generic.train(FLAGS.generic_iterations))
+    bot = ismcts.ISMCTSBot(
+        game, mcts.RandomRolloutEvaluator(1, np.random.RandomState(FLAGS.seed)), 2.0,
+        FLAGS.ismcts_simulations, random_state=np.random.RandomState(FLAGS.seed))
+    # At the root nothing is hidden: the only consistent world is the state itself.
+    bot.set_resampler(lambda state, player: state.clone())
+    root = game.new_initial_state()
+    ismcts_rate = _rate(FLAGS.ismcts_simulations, lambda: bot.step(root))
+    print(f"game: {game}  gamma={FLAGS.gamma}  seed={FLAGS.seed}")
+    print(f"array engine (numba):   {arrays_rate:12,.0f} iterations/s "
+          f"({FLAGS.iterations:,} iterations, nodes per tree {arrays.num_nodes.tolist()})")
+    print(f"generic engine (pyspiel): {generic_rate:10,.0f} iterations/s "
+          f"({FLAGS.generic_iterations:,} iterations)")
+    print(f"OpenSpiel ISMCTSBot:    {ismcts_rate:12,.0f} simulations/s "
+          f"({FLAGS.ismcts_simulations:,} simulations from the root)")
+    print(f"ratio array engine / ISMCTSBot:    {arrays_rate / ismcts_rate:10.1f}")
+    print(f"ratio array engine / generic engine: {arrays_rate / generic_rate:8.1f}")
+    print(f"iterations_per_second={arrays_rate:.1f}")
+
+
+if __name__ == "__main__":
+    app.run(main)
