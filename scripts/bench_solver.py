@@ -25,15 +25,14 @@ import csv
 import multiprocessing
 import time
 
-import numpy as np
 import pyspiel
 from absl import app, flags
-from open_spiel.python import policy as policy_lib
 from open_spiel.python.algorithms import exploitability as openspiel_exploitability
 from open_spiel.python.algorithms import sequence_form_lp
 
 import smmcts_spiel  # noqa: F401  (registers the smmcts_ games)
 from smmcts_spiel import exploitability, solver
+from smmcts_spiel.random_strategies import RandomInformationStateStrategy, random_tabular_policy
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("goofspiel", "goofspiel(num_cards=4,points_order=descending,imp_info=False)",
@@ -56,33 +55,6 @@ def best_time(fn, repeats: int) -> tuple[float, object]:
         result = fn()
         best = min(best, time.perf_counter() - start)
     return best, result
-
-
-def random_tabular_policy(tb_game, seed: int) -> policy_lib.TabularPolicy:
-    tabular = policy_lib.TabularPolicy(tb_game)
-    rng = np.random.default_rng(seed)
-    for row, mask in zip(tabular.action_probability_array, tabular.legal_actions_mask,
-                         strict=True):
-        legal = np.flatnonzero(mask)
-        row[:] = 0.0
-        row[legal] = rng.dirichlet(np.ones(len(legal)))
-    return tabular
-
-
-class InformationStateStrategy:
-    """A random strategy on the simultaneous game, a function of the information state."""
-
-    def __init__(self, seed: int):
-        self._rng = np.random.default_rng(seed)
-        self._table = {}
-
-    def action_probabilities(self, state, player_id):
-        key = (player_id, state.information_state_string(player_id))
-        if key not in self._table:
-            actions = state.legal_actions(player_id)
-            self._table[key] = dict(zip(actions, self._rng.dirichlet(np.ones(len(actions))),
-                                        strict=True))
-        return self._table[key]
 
 
 def _goofspiel_value_worker(cards: int, queue) -> None:
@@ -138,7 +110,7 @@ def main(argv):
         game = pyspiel.load_game(name)
         tb_game = pyspiel.convert_to_turn_based(game)
         value = solver.game_value(game)
-        simultaneous = InformationStateStrategy(FLAGS.seed)
+        simultaneous = RandomInformationStateStrategy(FLAGS.seed)
         for kind, ours_strategy, tabular in (
                 ("TabularPolicy on the turn-based game", None,
                  random_tabular_policy(tb_game, FLAGS.seed)),
