@@ -128,12 +128,15 @@ def main(argv):
         "settings": [list(s) for s in settings()], "final_strategy": "empirical",
         "utilities": "uniform [0, 1]",
     }
+    # A job's result does not depend on how many games or which settings there are, so
+    # those may change between runs sharing --results_dir (e.g. to add games).
     experiments.check_params(_RESULTS_DIR.value, {k: v for k, v in params.items()
-                                                  if k != "settings"})
+                                                  if k not in ("settings", "games")})
     jobs = {}
-    for _, depth, branching, gamma in settings():
-        for method in _METHODS.value:
-            for g in range(_GAMES.value):
+    # Game by game, so that a partial run covers every setting with its first games.
+    for g in range(_GAMES.value):
+        for _, depth, branching, gamma in settings():
+            for method in _METHODS.value:
                 key = f"d{depth}_b{branching}_g{gamma:g}_{method}_game{g:04d}"
                 jobs[key] = dict(
                     game={"random": dict(depth=depth, branching=branching,

@@ -34,7 +34,7 @@ PAPER_FLOORS = {"WC_RM": 0.0119, "WC_RMM": 0.0367}
 
 _GAMMA = flags.DEFINE_float("gamma", 0.05, "Exploration of every selector.")
 _ITERATIONS = flags.DEFINE_integer("iterations", 1000, "Iterations of a search run.")
-_SCREEN_RUNS = flags.DEFINE_integer("screen_runs", 4, "Runs per game and method, all games.")
+_SCREEN_RUNS = flags.DEFINE_integer("screen_runs", 2, "Runs per game and method, all games.")
 _SHORTLIST = flags.DEFINE_integer("shortlist", 1000, "Games kept per method after screening.")
 _SHORTLIST_RUNS = flags.DEFINE_integer("shortlist_runs", 20, "Runs on the shortlisted games.")
 _FINALISTS = flags.DEFINE_integer("finalists", 50, "Games kept per method for confirmation.")
