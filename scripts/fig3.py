@@ -86,7 +86,7 @@ def best(codes: np.ndarray, mean_e1: np.ndarray, count: int) -> np.ndarray:
 
 def describe(root: matrix_tree.MatrixStage) -> str:
     lines = []
-    for i, row in enumerate(root.children):
+    for row in root.children:
         cells = ["[" + "; ".join(" ".join(f"{v:g}" for v in r) for r in sub.children) + "]"
                  for sub in row]
         lines.append("  ".join(cells))

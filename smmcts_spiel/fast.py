@@ -21,8 +21,8 @@ Semantics (shared with the generic engine, :mod:`smmcts_spiel.search`):
   ``scale`` the largest absolute leaf utility. Regret matching compares the sampled
   reward with the means of the sibling children (the sampled reward if a sibling is not
   in the tree yet); Exp3 adds ``reward / p_a``; UCB adds the reward.
-* Every update counts the action (empirical frequencies) and adds the current sampling
-  distribution to the average-strategy sums. Unvisited nodes play uniformly.
+* Every update counts the action (empirical frequencies) and, for the average strategy,
+  adds the current sampling distribution to its sums. Unvisited nodes play uniformly.
 
 Exploitability ``e1 = v* - min_br u(sigma1, br)`` and NashConv (``e1 + e2``) of the final
 strategies are computed exactly by backward induction at the requested checkpoints.
@@ -44,10 +44,15 @@ LEAF, MATRIX, CHANCE = 0, 1, 2
 SELECTOR_CODES = {"rm": 0, "exp3": 1, "ucb": 2}
 FINAL_STRATEGIES = ("empirical", "average")
 
-_rm_probabilities = numba.njit(cache=True)(selectors.regret_matching_probabilities)
-_exp3_probabilities = numba.njit(cache=True)(selectors.exp3_probabilities)
-_sample_index = numba.njit(cache=True)(selectors.sample_index)
-_ucb_index = numba.njit(cache=True)(selectors.ucb_index)
+# The per-iteration helpers are inlined into the compiled loop (numba IR inlining): the
+# calls and their array arguments cost more than the arithmetic. The error model "numpy"
+# drops the zero-division checks; no division here can have a zero divisor.
+_inlined = numba.njit(inline="always", error_model="numpy")
+
+_rm_probabilities = _inlined(selectors.regret_matching_probabilities)
+_exp3_probabilities = _inlined(selectors.exp3_probabilities)
+_sample_index = _inlined(selectors.sample_index)
+_ucb_index = _inlined(selectors.ucb_index)
 
 
 @dataclass(frozen=True)
@@ -155,7 +160,8 @@ class Curves:
     checkpoints: np.ndarray
     e1: np.ndarray
     nash_conv: np.ndarray
-    # Final per-action statistics of the last run (see FlatTree for the slot layout).
+    # Final per-action statistics of the last run (see FlatTree for the slot layout); the
+    # average-strategy sums are kept only with final_strategy="average".
     counts_p1: np.ndarray
     counts_p2: np.ndarray
     average_p1: np.ndarray
@@ -248,7 +254,7 @@ def exploitability(flat: FlatTree, strategy_p1: np.ndarray, game_value: float) -
 # Compiled core.
 
 
-@numba.njit(cache=True)
+@_inlined
 def _normalised(weights, out):
     """``out = weights / sum`` (uniform when the sum is 0)."""
     n = len(weights)
@@ -260,7 +266,7 @@ def _normalised(weights, out):
     return out
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model='numpy')
 def _exploitability(kind, value, rows, cols, child_start, children, probs, p1_offset,
                     p2_offset, weights1, weights2, game_value, v1, v2, scratch):
     """(e1, e2): v* - best-response value against player 1, and the same for player 2.
@@ -307,7 +313,7 @@ def _exploitability(kind, value, rows, cols, child_start, children, probs, p1_of
     return game_value - v1[0], v2[0] - game_value
 
 
-@numba.njit(cache=True)
+@_inlined
 def _rollout(node, kind, value, rows, cols, child_start, children, probs):
     """Uniformly random joint actions (chance by its probabilities) down to a leaf."""
     while kind[node] != LEAF:
@@ -319,7 +325,7 @@ def _rollout(node, kind, value, rows, cols, child_start, children, probs):
     return value[node]
 
 
-@numba.njit(cache=True)
+@_inlined
 def _selector_probabilities(code, stat, counts, gamma, c, out):
     if code == 0:
         _rm_probabilities(stat, gamma, out)
@@ -333,10 +339,10 @@ def _selector_probabilities(code, stat, counts, gamma, c, out):
     return out
 
 
-@numba.njit(cache=True)
+@_inlined
 def _update(h, i, j, u1, code, gamma, c, scale, rows, cols, child_start, children, p1_offset,
             p2_offset, in_tree, x_sum, visits, stat1, stat2, counts1, counts2, avg1, avg2,
-            probs1, probs2, fresh):
+            probs1, probs2, fresh, track_average):
     """Update(h, i, j, u1) of Alg. 1 for both players' selectors at matrix node h.
 
     ``probs1`` / ``probs2`` (per action slot) hold the sampling distributions of h; they
@@ -352,10 +358,11 @@ def _update(h, i, j, u1, code, gamma, c, scale, rows, cols, child_start, childre
     if not fresh:
         _selector_probabilities(code, stat1[o1:o1 + m], counts1[o1:o1 + m], gamma, c, p1)
         _selector_probabilities(code, stat2[o2:o2 + n], counts2[o2:o2 + n], gamma, c, p2)
-    for a in range(m):
-        avg1[o1 + a] += p1[a]
-    for b in range(n):
-        avg2[o2 + b] += p2[b]
+    if track_average:
+        for a in range(m):
+            avg1[o1 + a] += p1[a]
+        for b in range(n):
+            avg2[o2 + b] += p2[b]
     reward1 = u1 / scale
     reward2 = -reward1
     if code == 0:
@@ -377,11 +384,11 @@ def _update(h, i, j, u1, code, gamma, c, scale, rows, cols, child_start, childre
     counts2[o2 + j] += 1.0
 
 
-@numba.njit(cache=True)
+@_inlined
 def _iteration(code, mean_variant, gamma, c, scale, kind, value, rows, cols, child_start,
                children, probs, p1_offset, p2_offset, in_tree, expanded, x_sum, visits,
                stat1, stat2, counts1, counts2, avg1, avg2, probs1, probs2, path_node,
-               path_i, path_j):
+               path_i, path_j, track_average):
     """One simulation of Alg. 1 from the root, iteratively (descend, then back up)."""
     depth = 0
     node = 0
@@ -420,7 +427,7 @@ def _iteration(code, mean_variant, gamma, c, scale, kind, value, rows, cols, chi
             visits[child] += 1.0
             _update(node, a // n, a % n, u, code, gamma, c, scale, rows, cols, child_start,
                     children, p1_offset, p2_offset, in_tree, x_sum, visits, stat1, stat2,
-                    counts1, counts2, avg1, avg2, probs1, probs2, False)
+                    counts1, counts2, avg1, avg2, probs1, probs2, False, track_average)
             break
         o1 = p1_offset[node]
         o2 = p2_offset[node]
@@ -442,13 +449,13 @@ def _iteration(code, mean_variant, gamma, c, scale, kind, value, rows, cols, chi
         if kind[h] == MATRIX:
             _update(h, path_i[d], path_j[d], u, code, gamma, c, scale, rows, cols,
                     child_start, children, p1_offset, p2_offset, in_tree, x_sum, visits,
-                    stat1, stat2, counts1, counts2, avg1, avg2, probs1, probs2, True)
+                    stat1, stat2, counts1, counts2, avg1, avg2, probs1, probs2, True, track_average)
         if mean_variant:
             u = x_sum[h] / visits[h]
     return u
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model='numpy')
 def _run_searches(kind, value, rows, cols, child_start, children, probs, p1_offset, p2_offset,
                   num_p1_slots, num_p2_slots, max_actions, max_path, scale, code, mean_variant,
                   gamma, c, use_average, checkpoints, seeds, game_value, out_e1,
@@ -491,7 +498,7 @@ def _run_searches(kind, value, rows, cols, child_start, children, probs, p1_offs
                 _iteration(code, mean_variant, gamma, c, scale, kind, value, rows, cols,
                            child_start, children, probs, p1_offset, p2_offset, in_tree,
                            expanded, x_sum, visits, stat1, stat2, counts1, counts2, avg1, avg2,
-                           probs1, probs2, path_node, path_i, path_j)
+                           probs1, probs2, path_node, path_i, path_j, use_average)
                 t += 1
             if use_average:
                 e1, e2 = _exploitability(kind, value, rows, cols, child_start, children, probs,

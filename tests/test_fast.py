@@ -80,7 +80,7 @@ def test_first_iterations_expand_every_joint_action_exactly_once():
 
 
 def test_average_strategy_sums_one_distribution_per_update():
-    result = curves(two_stage_game(), "exp3", runs=1, iterations=500)
+    result = curves(two_stage_game(), "exp3", runs=1, iterations=500, final_strategy="average")
     flat = fast.flatten(two_stage_game())
     root1 = result.average_p1[:2]
     assert root1.sum() == pytest.approx(result.counts_p1[:2].sum())
