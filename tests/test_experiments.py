@@ -252,7 +252,7 @@ def test_fig2_small_run_writes_decreasing_curves(tmp_path):
             assert curve[-1] < curve[0], (setting, method)
     assert os.path.getsize(f"{out}.png") > 10_000
     params = json.load(open(f"{out}.json"))
-    assert params["games"] == 3 and params["wall_seconds"] > 0
+    assert params["games"] == 2 and params["wall_seconds"] > 0
 
 
 def test_fig3_small_run_finds_worst_games_and_their_floors(tmp_path):
