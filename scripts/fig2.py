@@ -65,7 +65,7 @@ def plot(rows: list[dict], path: str) -> None:
     branchings = sorted({s[2] for s in top})
     fig = plt.figure(figsize=(10, 11))
     grid = fig.add_gridspec(len(gammas) + 2, len(branchings), height_ratios=
-                            [1] * len(gammas) + [0.35, 1.3])
+                            [1] * len(gammas) + [0.12, 1.3])
     colors = {"rm": "tab:red", "rmm": "tab:blue"}
 
     def draw(ax, depth, branching, gamma):
@@ -107,12 +107,11 @@ def plot(rows: list[dict], path: str) -> None:
         ax.set_xlabel("t")
         if c == 0:
             ax.set_ylabel("Exploitability")
-    handles, labels = first.get_legend_handles_labels()
-    fig.legend(handles, labels, loc="upper center", ncol=len(labels), title="Method",
-               bbox_to_anchor=(0.5, 0.995))
-    fig.suptitle(f"Random games: depth 2 (top, bottom γ={_BOTTOM_GAMMA.value:g}), "
-                 f"{_GAMES.value} games x {_RUNS.value} runs", y=0.955, fontsize=10)
-    fig.tight_layout(rect=(0, 0, 1, 0.95))
+    axes[(0, 0)].legend(title="Method", fontsize=8, title_fontsize=8, loc="lower left")
+    fig.suptitle(f"Exploitability of RM / RMM empirical frequencies on random games "
+                 f"({_GAMES.value} games x {_RUNS.value} runs, ±1 s.e.)\n"
+                 f"top: depth 2; bottom: BF 2, γ={_BOTTOM_GAMMA.value:g}", fontsize=10)
+    fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
 
@@ -143,6 +142,7 @@ def main(argv):
                                          base_seed=_SEED.value, game_index=g)},
                     method=method, gamma=gamma, checkpoints=checkpoints,
                     base_seed=_SEED.value, game_index=g, runs=_RUNS.value)
+    already_done = experiments.finished_jobs(_RESULTS_DIR.value, jobs)
     results = experiments.run_jobs(
         experiments.curves_job, jobs, results_dir=_RESULTS_DIR.value, workers=_WORKERS.value,
         backend=_BACKEND.value, ray_address=_RAY_ADDRESS.value, desc="fig2 jobs")
@@ -168,6 +168,7 @@ def main(argv):
     plot(rows, _OUT.value + ".png")
     elapsed = time.time() - start
     experiments.write_params(_OUT.value + ".json", params, wall_seconds=round(elapsed, 1),
+                             jobs=len(jobs), jobs_done_before_this_call=already_done,
                              workers=_WORKERS.value or os.cpu_count(), backend=_BACKEND.value)
     for name in sorted(done):
         last = [r for r in rows if r["setting"] == name and r["t"] == checkpoints[-1]]

@@ -58,9 +58,15 @@ _DATA_DIR = flags.DEFINE_string("data_dir", "data", "Where the worst games go (J
 _OUT = flags.DEFINE_string("out", "docs/fig3", "Output prefix: .csv, _floors.csv, .png, .json.")
 
 
+JOB_COUNTS = {}
+
+
 def run(fn, jobs, stage):
+    results_dir = os.path.join(_RESULTS_DIR.value, stage)
+    JOB_COUNTS[stage] = {"jobs": len(jobs),
+                         "done_before_this_call": experiments.finished_jobs(results_dir, jobs)}
     return experiments.run_jobs(
-        fn, jobs, results_dir=os.path.join(_RESULTS_DIR.value, stage), workers=_WORKERS.value,
+        fn, jobs, results_dir=results_dir, workers=_WORKERS.value,
         backend=_BACKEND.value, ray_address=_RAY_ADDRESS.value, desc=f"fig3 {stage}")
 
 
@@ -214,7 +220,8 @@ def main(argv):
     plot(rows, floors, games, _OUT.value + ".png")
     elapsed = time.time() - start
     experiments.write_params(_OUT.value + ".json", dict(params, games_searched=len(codes),
-                             ranking=ranking, floors=floors), wall_seconds=round(elapsed, 1),
+                             ranking=ranking, floors=floors, job_counts=JOB_COUNTS),
+                             wall_seconds=round(elapsed, 1),
                              workers=_WORKERS.value or os.cpu_count(), backend=_BACKEND.value,
                              **timings)
     for name, root in games.items():

@@ -132,6 +132,11 @@ def _run_on_ray(fn, jobs, todo, ray_address, workers, finish) -> None:
             finish(pending.pop(ref), ray.get(ref))
 
 
+def finished_jobs(results_dir: str | os.PathLike, keys) -> int:
+    """How many of ``keys`` already have a saved result (a resumed run computes the rest)."""
+    return sum(os.path.exists(_result_path(results_dir, key)) for key in keys)
+
+
 def _result_path(results_dir, key: str) -> str:
     return os.path.join(os.fspath(results_dir), f"{key}.npz")
 
@@ -154,7 +159,7 @@ def check_params(results_dir: str | os.PathLike, params: Mapping[str, Any]) -> N
         if saved != wanted:
             changed = sorted(k for k in set(saved) | set(wanted) if saved.get(k) != wanted.get(k))
             raise ValueError(
-                f"{results_dir} holds results of a run with other parameters ({', '.join(changed)}"
+                f"{results_dir} holds results of a run with other parameters ({', '.join(changed)} "
                 "differ); pass a new --results_dir or delete that directory")
     else:
         with open(path, "w") as f:
