@@ -304,13 +304,13 @@ def exploration_floors(root: matrix_tree.Node, gamma: float) -> dict[str, float]
     if not 0.0 <= gamma <= 1.0:
         raise ValueError(f"gamma must be in [0, 1], got {gamma!r}")
     solution = solver.solve_tree(root)
+    mixed = solution.strategies(exploration=gamma)
     flat = fast.flatten(root)
     strategy = np.zeros(flat.num_p1_slots)
-    for h, node in enumerate(solution.nodes.values()):
+    for h, (path, _) in enumerate(solver.iter_paths(root)):  # the fast engine's node order
         if flat.kind[h] == fast.MATRIX:
-            o = flat.p1_offset[h]
-            row = node.row_strategy
-            strategy[o:o + len(row)] = (1.0 - gamma) * row + gamma / len(row)
+            row = mixed[path][0]
+            strategy[flat.p1_offset[h]:flat.p1_offset[h] + len(row)] = row
 
     def guarantee(node) -> float:
         if isinstance(node, matrix_tree.MatrixStage):
