@@ -1,0 +1,180 @@
+"""Reproduce Fig. 2 of Lisy et al. (NIPS 2013): RM vs RMM on random stacked matrix games.
+
+Exploitability e1 of player 1's empirical frequencies, averaged over random games (leaf
+utilities U[0, 1]) and runs. Top panel: depth 2, branching factor 2 / 3 / 5, exploration
+gamma 0.05 / 0.1 / 0.2. Bottom panel: branching factor 2, depth 2 / 3 / 4.
+
+  python scripts/fig2.py                      # the paper's scale: 100 games x 100 runs
+  python scripts/fig2.py --games=5 --runs=10 --iterations=1000   # a quick look
+
+Writes a CSV (setting, method, t, mean_e1, standard_error), a PNG laid out like the
+paper's figure and the parameters (with run time) as JSON next to the CSV. Finished jobs
+are kept in --results_dir, so an interrupted run resumes.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import time
+
+from absl import app, flags
+
+from smmcts_spiel import experiments, fast
+
+_GAMES = flags.DEFINE_integer("games", 100, "Random games per setting.")
+_RUNS = flags.DEFINE_integer("runs", 100, "Runs of each method per game.")
+_ITERATIONS = flags.DEFINE_integer("iterations", 10_000, "Iterations per run.")
+_PER_DECADE = flags.DEFINE_integer("per_decade", 8, "Log-spaced checkpoints per decade.")
+_BRANCHINGS = flags.DEFINE_list("branchings", ["2", "3", "5"], "Top panel: branching factors.")
+_GAMMAS = flags.DEFINE_list("gammas", ["0.05", "0.1", "0.2"], "Top panel: exploration gammas.")
+_DEPTHS = flags.DEFINE_list("depths", ["2", "3", "4"], "Bottom panel: depths (branching 2).")
+_BOTTOM_GAMMA = flags.DEFINE_float(
+    "bottom_gamma", 0.05, "Bottom panel exploration (the paper does not state it).")
+_METHODS = flags.DEFINE_list("methods", ["rm", "rmm"], "Selectors (rm, rmm, exp3, exp3m, ...).")
+_SEED = flags.DEFINE_integer("seed", 0, "Base seed of games and runs.")
+_WORKERS = flags.DEFINE_integer("workers", None, "Worker processes (default: all cores).")
+_BACKEND = flags.DEFINE_enum("backend", "process", list(experiments.BACKENDS),
+                             "Where jobs run: local process pool, Ray, or this process.")
+_RAY_ADDRESS = flags.DEFINE_string("ray_address", None, "Ray cluster address (default: local).")
+_RESULTS_DIR = flags.DEFINE_string("results_dir", "results/fig2",
+                                   "Finished jobs (one file each); delete to start afresh.")
+_OUT = flags.DEFINE_string("out", "docs/fig2", "Output prefix: writes .csv, .png, .json.")
+
+
+def settings() -> list[tuple[str, int, int, float]]:
+    """(panel, depth, branching, gamma) of every subplot, top panel first."""
+    top = [("top", 2, int(b), float(g)) for g in _GAMMAS.value for b in _BRANCHINGS.value]
+    bottom = [("bottom", int(d), 2, _BOTTOM_GAMMA.value) for d in _DEPTHS.value]
+    return top + bottom
+
+
+def setting_name(depth: int, branching: int, gamma: float) -> str:
+    return f"depth={depth} bf={branching} gamma={gamma:g}"
+
+
+def plot(rows: list[dict], path: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    top = [s for s in settings() if s[0] == "top"]
+    bottom = [s for s in settings() if s[0] == "bottom"]
+    gammas = sorted({s[3] for s in top})
+    branchings = sorted({s[2] for s in top})
+    fig = plt.figure(figsize=(10, 11))
+    grid = fig.add_gridspec(len(gammas) + 2, len(branchings), height_ratios=
+                            [1] * len(gammas) + [0.12, 1.3])
+    colors = {"rm": "tab:red", "rmm": "tab:blue"}
+
+    def draw(ax, depth, branching, gamma):
+        name = setting_name(depth, branching, gamma)
+        for method in _METHODS.value:
+            pts = [r for r in rows if r["setting"] == name and r["method"] == method]
+            t = [r["t"] for r in pts]
+            mean = [r["mean_e1"] for r in pts]
+            err = [r["standard_error"] for r in pts]
+            line, = ax.plot(t, mean, label=method.upper(), color=colors.get(method))
+            ax.fill_between(t, [m - e for m, e in zip(mean, err)],
+                            [m + e for m, e in zip(mean, err)], alpha=0.25,
+                            color=line.get_color(), linewidth=0)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.grid(True, which="major", alpha=0.3)
+
+    axes = {}
+    for r, gamma in enumerate(gammas):
+        for c, branching in enumerate(branchings):
+            ax = fig.add_subplot(grid[r, c], sharey=axes.get((r, 0)))
+            axes[(r, c)] = ax
+            draw(ax, 2, branching, gamma)
+            if r == 0:
+                ax.set_title(f"BF={branching}")
+            if c == len(branchings) - 1:
+                ax.yaxis.set_label_position("right")
+                ax.set_ylabel(f"γ={gamma:g}")
+            elif c == 0:
+                ax.set_ylabel("Exploitability")
+            if r == len(gammas) - 1:
+                ax.set_xlabel("t")
+    first = None
+    for c, (_, depth, branching, gamma) in enumerate(bottom):
+        ax = fig.add_subplot(grid[len(gammas) + 1, c], sharey=first)
+        first = first or ax
+        draw(ax, depth, branching, gamma)
+        ax.set_title(f"Depth={depth}")
+        ax.set_xlabel("t")
+        if c == 0:
+            ax.set_ylabel("Exploitability")
+    axes[(0, 0)].legend(title="Method", fontsize=8, title_fontsize=8, loc="lower left")
+    fig.suptitle(f"Exploitability of RM / RMM empirical frequencies on random games "
+                 f"({_GAMES.value} games x {_RUNS.value} runs, ±1 s.e.)\n"
+                 f"top: depth 2; bottom: BF 2, γ={_BOTTOM_GAMMA.value:g}", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def main(argv):
+    if len(argv) > 1:
+        raise app.UsageError(f"unexpected arguments: {argv[1:]}")
+    start = time.time()
+    checkpoints = fast.log_checkpoints(_ITERATIONS.value, _PER_DECADE.value).tolist()
+    params = {
+        "games": _GAMES.value, "runs": _RUNS.value, "iterations": _ITERATIONS.value,
+        "checkpoints": checkpoints, "methods": _METHODS.value, "seed": _SEED.value,
+        "settings": [list(s) for s in settings()], "final_strategy": "empirical",
+        "utilities": "uniform [0, 1]",
+    }
+    # A job's result does not depend on how many games or which settings there are, so
+    # those may change between runs sharing --results_dir (e.g. to add games).
+    experiments.check_params(_RESULTS_DIR.value, {k: v for k, v in params.items()
+                                                  if k not in ("settings", "games")})
+    jobs = {}
+    # Game by game, so that a partial run covers every setting with its first games.
+    for g in range(_GAMES.value):
+        for _, depth, branching, gamma in settings():
+            for method in _METHODS.value:
+                key = f"d{depth}_b{branching}_g{gamma:g}_{method}_game{g:04d}"
+                jobs[key] = dict(
+                    game={"random": dict(depth=depth, branching=branching,
+                                         base_seed=_SEED.value, game_index=g)},
+                    method=method, gamma=gamma, checkpoints=checkpoints,
+                    base_seed=_SEED.value, game_index=g, runs=_RUNS.value)
+    already_done = experiments.finished_jobs(_RESULTS_DIR.value, jobs)
+    results = experiments.run_jobs(
+        experiments.curves_job, jobs, results_dir=_RESULTS_DIR.value, workers=_WORKERS.value,
+        backend=_BACKEND.value, ray_address=_RAY_ADDRESS.value, desc="fig2 jobs")
+    rows = []
+    done = set()
+    for _, depth, branching, gamma in settings():
+        name = setting_name(depth, branching, gamma)
+        if name in done:
+            continue
+        done.add(name)
+        for method in _METHODS.value:
+            per_game = [results[f"d{depth}_b{branching}_g{gamma:g}_{method}_game{g:04d}"]["e1"]
+                        for g in range(_GAMES.value)]
+            mean, se = experiments.mean_curve(per_game)
+            for t, m, e in zip(checkpoints, mean, se):
+                rows.append({"setting": name, "method": method, "t": t, "mean_e1": m,
+                             "standard_error": e})
+    os.makedirs(os.path.dirname(_OUT.value) or ".", exist_ok=True)
+    with open(_OUT.value + ".csv", "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    plot(rows, _OUT.value + ".png")
+    elapsed = time.time() - start
+    experiments.write_params(_OUT.value + ".json", params, wall_seconds=round(elapsed, 1),
+                             jobs=len(jobs), jobs_done_before_this_call=already_done,
+                             workers=_WORKERS.value or os.cpu_count(), backend=_BACKEND.value)
+    for name in sorted(done):
+        last = [r for r in rows if r["setting"] == name and r["t"] == checkpoints[-1]]
+        print(name, " ".join(f"{r['method']}={r['mean_e1']:.4f}" for r in last))
+    print(f"wrote {_OUT.value}.csv/.png/.json in {elapsed:.0f} s")
+
+
+if __name__ == "__main__":
+    app.run(main)

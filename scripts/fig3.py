@@ -1,0 +1,236 @@
+"""Reproduce Fig. 3 of Lisy et al. (NIPS 2013): convergence on the empirically worst games.
+
+1. Brute-force search over every depth-2, branching-2 game with utilities in {0, 0.5, 1},
+   one game per class under row and column permutations at every stage (133,407 games),
+   ranked by the mean exploitability e1 after --iterations of RM and of RMM (gamma 0.05):
+   all games with --screen_runs runs, the --shortlist best of each method with
+   --shortlist_runs, the --finalists best with --confirm_runs (the paper's 100) on fresh
+   seeds. The worst game of each method, WC_RM and WC_RMM, goes to data/ as matrix-tree JSON.
+2. RM, RMM, Exp3 and Exp3M for --curve_iterations on WC_RM and WC_RMM (--curve_runs each).
+3. The floor of each worst game, computed exactly: e1 of the equilibrium mixed with gamma
+   uniform exploration (the paper: 0.0119 and 0.0367), and the least e1 of any strategy
+   that explores with gamma.
+
+  python scripts/fig3.py                  # the paper's scale
+  python scripts/fig3.py --max_games=2000 --curve_iterations=10000 --curve_runs=10
+
+Writes <out>.csv (game, method, t, mean_e1, standard_error), <out>_floors.csv, <out>.png
+and <out>.json (parameters, run times, the search's ranking). Finished jobs are kept in
+--results_dir, so an interrupted run resumes.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import time
+
+import numpy as np
+from absl import app, flags
+
+from smmcts_spiel import experiments, fast, matrix_tree, solver
+
+PAPER_FLOORS = {"WC_RM": 0.0119, "WC_RMM": 0.0367}
+
+_GAMMA = flags.DEFINE_float("gamma", 0.05, "Exploration of every selector.")
+_ITERATIONS = flags.DEFINE_integer("iterations", 1000, "Iterations of a search run.")
+_SCREEN_RUNS = flags.DEFINE_integer("screen_runs", 2, "Runs per game and method, all games.")
+_SHORTLIST = flags.DEFINE_integer("shortlist", 1000, "Games kept per method after screening.")
+_SHORTLIST_RUNS = flags.DEFINE_integer("shortlist_runs", 20, "Runs on the shortlisted games.")
+_FINALISTS = flags.DEFINE_integer("finalists", 50, "Games kept per method for confirmation.")
+_CONFIRM_RUNS = flags.DEFINE_integer("confirm_runs", 100, "Runs that rank the finalists.")
+_MAX_GAMES = flags.DEFINE_integer("max_games", None, "Search only the first N game classes.")
+_BATCH = flags.DEFINE_integer("batch", 500, "Games per search job.")
+_CURVE_METHODS = flags.DEFINE_list("curve_methods", ["rm", "rmm", "exp3", "exp3m"],
+                                   "Methods of the convergence curves.")
+_CURVE_ITERATIONS = flags.DEFINE_integer("curve_iterations", 1_000_000, "Iterations per run.")
+_CURVE_RUNS = flags.DEFINE_integer("curve_runs", 100, "Runs per worst game and method.")
+_CURVE_CHUNK = flags.DEFINE_integer("curve_chunk", 10, "Runs per curve job.")
+_PER_DECADE = flags.DEFINE_integer("per_decade", 8, "Log-spaced checkpoints per decade.")
+_SEED = flags.DEFINE_integer("seed", 0, "Base seed of all runs.")
+_WORKERS = flags.DEFINE_integer("workers", None, "Worker processes (default: all cores).")
+_BACKEND = flags.DEFINE_enum("backend", "process", list(experiments.BACKENDS),
+                             "Where jobs run: local process pool, Ray, or this process.")
+_RAY_ADDRESS = flags.DEFINE_string("ray_address", None, "Ray cluster address (default: local).")
+_RESULTS_DIR = flags.DEFINE_string("results_dir", "results/fig3",
+                                   "Finished jobs (one file each); delete to start afresh.")
+_DATA_DIR = flags.DEFINE_string("data_dir", "data", "Where the worst games go (JSON).")
+_OUT = flags.DEFINE_string("out", "docs/fig3", "Output prefix: .csv, _floors.csv, .png, .json.")
+
+
+JOB_COUNTS = {}
+
+
+def run(fn, jobs, stage):
+    results_dir = os.path.join(_RESULTS_DIR.value, stage)
+    JOB_COUNTS[stage] = {"jobs": len(jobs),
+                         "done_before_this_call": experiments.finished_jobs(results_dir, jobs)}
+    return experiments.run_jobs(
+        fn, jobs, results_dir=results_dir, workers=_WORKERS.value,
+        backend=_BACKEND.value, ray_address=_RAY_ADDRESS.value, desc=f"fig3 {stage}")
+
+
+def screen(codes: np.ndarray, runs: int, seed: int, stage: str) -> np.ndarray:
+    """Mean e1 (methods rm, rmm x games) of ``runs`` runs on each game of ``codes``."""
+    jobs = {}
+    for b, start in enumerate(range(0, len(codes), _BATCH.value)):
+        jobs[f"batch{b:05d}"] = dict(
+            codes=codes[start:start + _BATCH.value].tolist(), methods=["rm", "rmm"],
+            gamma=_GAMMA.value, iterations=_ITERATIONS.value, runs=runs, base_seed=seed)
+    results = run(experiments.screen_job, jobs, stage)
+    return np.concatenate([results[k]["mean_e1"] for k in jobs], axis=1)
+
+
+def best(codes: np.ndarray, mean_e1: np.ndarray, count: int) -> np.ndarray:
+    """The union of the ``count`` highest-e1 games of each method, in code order."""
+    keep = set()
+    for m in range(mean_e1.shape[0]):
+        order = np.lexsort((codes, -mean_e1[m]))
+        keep.update(codes[order[:count]].tolist())
+    return np.array(sorted(keep), dtype=np.int64)
+
+
+def describe(root: matrix_tree.MatrixStage) -> str:
+    lines = []
+    for row in root.children:
+        cells = ["[" + "; ".join(" ".join(f"{v:g}" for v in r) for r in sub.children) + "]"
+                 for sub in row]
+        lines.append("  ".join(cells))
+    return "\n".join(lines)
+
+
+def plot(rows, floors, games, path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(games), figsize=(5.2 * len(games), 4.6), sharey=True)
+    styles = {"rm": ("tab:red", "-"), "rmm": ("tab:red", "--"), "exp3": ("tab:blue", "-"),
+              "exp3m": ("tab:blue", "--")}
+    for ax, (name, root) in zip(np.atleast_1d(axes), games.items()):
+        for method in _CURVE_METHODS.value:
+            pts = [r for r in rows if r["game"] == name and r["method"] == method]
+            color, dash = styles.get(method, (None, "-"))
+            t = np.array([r["t"] for r in pts])
+            mean = np.array([r["mean_e1"] for r in pts])
+            err = np.array([r["standard_error"] for r in pts])
+            ax.plot(t, mean, dash, color=color, label=method.upper().replace("EXP", "Exp"))
+            ax.fill_between(t, mean - err, mean + err, color=color, alpha=0.2, linewidth=0)
+        floor = floors[name]["mixed_equilibrium"]
+        ax.axhline(floor, color="gray", linestyle=":",
+                   label=f"floor {floor:.4f} (paper {PAPER_FLOORS[name]})")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_title(name.replace("_", " "))
+        ax.set_xlabel("t")
+        ax.grid(True, alpha=0.3)
+        ax.text(0.03, 0.03, describe(root), transform=ax.transAxes, fontsize=8,
+                family="monospace", va="bottom",
+                bbox=dict(facecolor="white", alpha=0.8, edgecolor="none"))
+        ax.legend(fontsize=8, loc="upper right")
+    np.atleast_1d(axes)[0].set_ylabel("Exploitability")
+    fig.suptitle(f"Worst depth-2 BF-2 games, γ={_GAMMA.value:g}, {_CURVE_RUNS.value} runs",
+                 fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def main(argv):
+    if len(argv) > 1:
+        raise app.UsageError(f"unexpected arguments: {argv[1:]}")
+    start = time.time()
+    params = {name: flags.FLAGS[name].value for name in (
+        "gamma", "iterations", "screen_runs", "shortlist", "shortlist_runs", "finalists",
+        "confirm_runs", "max_games", "batch", "curve_methods", "curve_iterations",
+        "curve_runs", "curve_chunk", "per_decade", "seed")}
+    experiments.check_params(_RESULTS_DIR.value, params)
+    timings = {}
+
+    codes = experiments.grid_game_codes()
+    if _MAX_GAMES.value is not None:
+        codes = codes[:_MAX_GAMES.value]
+    stage_start = time.time()
+    mean1 = screen(codes, _SCREEN_RUNS.value, _SEED.value, "screen")
+    shortlist = best(codes, mean1, _SHORTLIST.value)
+    mean2 = screen(shortlist, _SHORTLIST_RUNS.value, _SEED.value + 1, "shortlist")
+    finalists = best(shortlist, mean2, _FINALISTS.value)
+    mean3 = screen(finalists, _CONFIRM_RUNS.value, _SEED.value + 2, "confirm")
+    timings["search_seconds"] = round(time.time() - stage_start, 1)
+
+    games, ranking = {}, {}
+    os.makedirs(_DATA_DIR.value, exist_ok=True)
+    for m, name in enumerate(["WC_RM", "WC_RMM"]):
+        order = np.lexsort((finalists, -mean3[m]))
+        code = int(finalists[order[0]])
+        root = experiments.grid_game(code)
+        games[name] = root
+        ranking[name] = [{"code": int(finalists[k]), "rm": float(mean3[0, k]),
+                          "rmm": float(mean3[1, k])} for k in order[:10]]
+        k = order[0]
+        matrix_tree.dump(matrix_tree.MatrixTree(root, {
+            "name": name,
+            "note": (f"Worst of {len(codes)} depth-2 BF-2 games with utilities in {{0, 0.5, 1}} "
+                     f"(up to row/column permutations) for {name[3:]} with gamma "
+                     f"{_GAMMA.value:g}: mean e1 after {_ITERATIONS.value} iterations over "
+                     f"{_CONFIRM_RUNS.value} runs RM {mean3[0, k]:.4f}, RMM {mean3[1, k]:.4f}. "
+                     "Found by scripts/fig3.py."),
+            "code": code}), os.path.join(_DATA_DIR.value, f"{name.lower()}.json"))
+
+    floors = {name: experiments.exploration_floors(root, _GAMMA.value)
+              for name, root in games.items()}
+
+    stage_start = time.time()
+    checkpoints = fast.log_checkpoints(_CURVE_ITERATIONS.value, _PER_DECADE.value).tolist()
+    jobs = {}
+    for g, (name, root) in enumerate(games.items()):
+        for method in _CURVE_METHODS.value:
+            for first in range(0, _CURVE_RUNS.value, _CURVE_CHUNK.value):
+                jobs[f"{name}_{method}_runs{first:05d}"] = dict(
+                    game={"json": matrix_tree.to_json(root)}, method=method, gamma=_GAMMA.value,
+                    checkpoints=checkpoints, base_seed=_SEED.value + 3, game_index=g,
+                    runs=min(_CURVE_CHUNK.value, _CURVE_RUNS.value - first), first_run=first)
+    results = run(experiments.curves_job, jobs, "curves")
+    timings["curves_seconds"] = round(time.time() - stage_start, 1)
+
+    rows = []
+    for name in games:
+        for method in _CURVE_METHODS.value:
+            e1 = np.concatenate([results[k]["e1"] for k in jobs
+                                 if k.startswith(f"{name}_{method}_runs")])
+            mean, se = experiments.mean_curve([e1])
+            rows += [{"game": name, "method": method, "t": t, "mean_e1": m, "standard_error": e}
+                     for t, m, e in zip(checkpoints, mean, se)]
+    os.makedirs(os.path.dirname(_OUT.value) or ".", exist_ok=True)
+    with open(_OUT.value + ".csv", "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    with open(_OUT.value + "_floors.csv", "w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["game", "gamma", "game_value", "floor_mixed_equilibrium",
+                         "floor_best_explorative", "paper", "final_rm", "final_rmm"])
+        for name, root in games.items():
+            final = {r["method"]: r["mean_e1"] for r in rows
+                     if r["game"] == name and r["t"] == checkpoints[-1]}
+            writer.writerow([name, _GAMMA.value, solver.tree_value(root),
+                             floors[name]["mixed_equilibrium"], floors[name]["best_explorative"],
+                             PAPER_FLOORS[name], final.get("rm"), final.get("rmm")])
+    plot(rows, floors, games, _OUT.value + ".png")
+    elapsed = time.time() - start
+    experiments.write_params(_OUT.value + ".json", dict(params, games_searched=len(codes),
+                             ranking=ranking, floors=floors, job_counts=JOB_COUNTS),
+                             wall_seconds=round(elapsed, 1),
+                             workers=_WORKERS.value or os.cpu_count(), backend=_BACKEND.value,
+                             **timings)
+    for name, root in games.items():
+        final = {r["method"]: round(r["mean_e1"], 4) for r in rows
+                 if r["game"] == name and r["t"] == checkpoints[-1]}
+        print(f"{name}:\n{describe(root)}\n  floors {floors[name]} (paper {PAPER_FLOORS[name]})"
+              f"\n  e1 at t={checkpoints[-1]}: {final}")
+    print(f"wrote {_OUT.value}.csv/_floors.csv/.png/.json in {elapsed:.0f} s")
+
+
+if __name__ == "__main__":
+    app.run(main)

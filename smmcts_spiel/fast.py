@@ -1,0 +1,536 @@
+"""SM-MCTS on explicit game trees, compiled with numba: the engine of the paper-scale runs.
+
+Reproducing Fig. 2 and Fig. 3 of Lisy et al. (NIPS 2013) takes 10^9 - 10^10 iterations,
+far beyond an engine over pyspiel states. This module runs exactly the same algorithm
+(Alg. 1, the selectors of :mod:`smmcts_spiel.selectors` compiled with numba) on a
+:mod:`smmcts_spiel.matrix_tree` game flattened into arrays. The search tree is the game
+tree with an "in tree" flag per node, so an iteration allocates nothing.
+
+Semantics (shared with the generic engine, :mod:`smmcts_spiel.search`):
+
+* At a matrix node with joint actions never selected, one of them is picked uniformly at
+  random, its child is added to the tree, a uniform random rollout from the child gives
+  ``u1``, the child records ``X += u1, n += 1``, the node's selectors are updated with
+  ``u1`` and ``u1`` is returned (the node's own ``X, n`` are not touched).
+* Otherwise each player samples its action from its selector, the iteration recurses,
+  then ``X_h += u1, n_h += 1``, the selectors are updated and ``u1`` is returned, or
+  ``X_h / n_h`` in the mean-propagating variants (RMM, Exp3M, UCBM).
+* A chance node in the tree samples an outcome, adds the child if new, recurses and
+  records ``X += u1, n += 1``. Leaves return their utility.
+* Selector rewards are ``u1 / scale`` for player 1 and ``-u1 / scale`` for player 2, with
+  ``scale`` the largest absolute leaf utility. Regret matching compares the sampled
+  reward with the means of the sibling children (the sampled reward if a sibling is not
+  in the tree yet); Exp3 adds ``reward / p_a``; UCB adds the reward.
+* Every update counts the action (empirical frequencies) and, for the average strategy,
+  adds the current sampling distribution to its sums. Unvisited nodes play uniformly.
+
+Exploitability ``e1 = v* - min_br u(sigma1, br)`` and NashConv (``e1 + e2``) of the final
+strategies are computed exactly by backward induction at the requested checkpoints.
+Every run reseeds numba's generator with its own seed, so results do not depend on how
+runs are spread over processes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+
+from smmcts_spiel import matrix_tree, selectors
+
+LEAF, MATRIX, CHANCE = 0, 1, 2
+SELECTOR_CODES = {"rm": 0, "exp3": 1, "ucb": 2}
+FINAL_STRATEGIES = ("empirical", "average")
+
+# The per-iteration helpers are inlined into the compiled loop (numba IR inlining): the
+# calls and their array arguments cost more than the arithmetic. The error model "numpy"
+# drops the zero-division checks; no division here can have a zero divisor.
+_inlined = numba.njit(inline="always", error_model="numpy")
+
+_rm_probabilities = _inlined(selectors.regret_matching_probabilities)
+_exp3_probabilities = _inlined(selectors.exp3_probabilities)
+_sample_index = _inlined(selectors.sample_index)
+_ucb_index = _inlined(selectors.ucb_index)
+
+
+@dataclass(frozen=True)
+class FlatTree:
+    """A matrix tree as arrays, nodes numbered depth first (parents before children).
+
+    Children of matrix node ``h`` are ``children[child_start[h] + i * cols[h] + j]``; of a
+    chance node ``children[child_start[h] + k]`` with probability ``probs[...]``. Player 1's
+    per-action statistics of ``h`` live at ``p1_offset[h] : p1_offset[h] + rows[h]``,
+    player 2's at ``p2_offset[h] : p2_offset[h] + cols[h]``.
+    """
+
+    kind: np.ndarray
+    value: np.ndarray
+    rows: np.ndarray
+    cols: np.ndarray
+    child_start: np.ndarray
+    children: np.ndarray
+    probs: np.ndarray
+    p1_offset: np.ndarray
+    p2_offset: np.ndarray
+    num_p1_slots: int
+    num_p2_slots: int
+    max_actions: int
+    max_path: int
+    scale: float
+
+    @property
+    def num_nodes(self) -> int:
+        return len(self.kind)
+
+
+def flatten(tree: matrix_tree.MatrixTree | matrix_tree.Node) -> FlatTree:
+    """The arrays of ``tree`` (a MatrixTree or its root node)."""
+    root = tree.root if isinstance(tree, matrix_tree.MatrixTree) else tree
+    if matrix_tree.is_leaf(root):
+        raise ValueError("the game tree is a bare leaf; SM-MCTS needs a matrix or chance stage")
+    nodes = list(matrix_tree.iter_nodes(root))
+    num = len(nodes)
+    kind = np.zeros(num, np.int8)
+    value = np.zeros(num)
+    rows = np.zeros(num, np.int32)
+    cols = np.zeros(num, np.int32)
+    child_start = np.zeros(num, np.int32)
+    p1_offset = np.zeros(num, np.int32)
+    p2_offset = np.zeros(num, np.int32)
+    children: list[int] = []
+    probs: list[float] = []
+    slots1 = slots2 = 0
+    # iter_nodes is a pre-order walk, so a node's subtree is the next size(node) entries.
+    index = 0
+
+    def visit(node, depth: int) -> int:
+        nonlocal index, slots1, slots2
+        h = index
+        index += 1
+        if isinstance(node, matrix_tree.MatrixStage):
+            m, n = node.shape
+            kind[h], rows[h], cols[h] = MATRIX, m, n
+            p1_offset[h], p2_offset[h] = slots1, slots2
+            slots1 += m
+            slots2 += n
+            start = len(children)
+            child_start[h] = start
+            children.extend([0] * (m * n))
+            probs.extend([0.0] * (m * n))
+            longest = 0
+            for i, row in enumerate(node.children):
+                for j, child in enumerate(row):
+                    children[start + i * n + j] = index
+                    longest = max(longest, visit(child, depth + 1))
+            return longest + 1
+        if isinstance(node, matrix_tree.ChanceStage):
+            k = len(node.outcomes)
+            kind[h], rows[h], cols[h] = CHANCE, k, 1
+            start = len(children)
+            child_start[h] = start
+            children.extend([0] * k)
+            probs.extend([p for p, _ in node.outcomes])
+            longest = 0
+            for o, (_, child) in enumerate(node.outcomes):
+                children[start + o] = index
+                longest = max(longest, visit(child, depth + 1))
+            return longest + 1
+        kind[h] = LEAF
+        value[h] = float(node)
+        return 0
+
+    max_path = visit(root, 0)
+    assert index == num
+    scale = float(np.max(np.abs(value[kind == LEAF])))
+    return FlatTree(
+        kind=kind, value=value, rows=rows, cols=cols, child_start=child_start,
+        children=np.asarray(children, np.int32), probs=np.asarray(probs, np.float64),
+        p1_offset=p1_offset, p2_offset=p2_offset, num_p1_slots=slots1, num_p2_slots=slots2,
+        max_actions=int(max(rows.max(), cols.max(), 1)), max_path=max_path + 1,
+        scale=scale if scale > 0 else 1.0,
+    )
+
+
+@dataclass(frozen=True)
+class Curves:
+    """Exploitability of many runs at the checkpoints: arrays of shape (runs, checkpoints)."""
+
+    checkpoints: np.ndarray
+    e1: np.ndarray
+    nash_conv: np.ndarray
+    # Final per-action statistics of the last run (see FlatTree for the slot layout); the
+    # average-strategy sums are kept only with final_strategy="average".
+    counts_p1: np.ndarray
+    counts_p2: np.ndarray
+    average_p1: np.ndarray
+    average_p2: np.ndarray
+
+
+def log_checkpoints(iterations: int, per_decade: int = 8) -> np.ndarray:
+    """Iteration counts 1 .. ``iterations`` evenly spaced on a log axis (always ends there)."""
+    if isinstance(iterations, bool) or not isinstance(iterations, (int, np.integer)) \
+            or iterations < 1:
+        raise ValueError(f"iterations must be an integer >= 1, got {iterations!r}")
+    if per_decade < 1:
+        raise ValueError(f"per_decade must be >= 1, got {per_decade}")
+    count = int(np.ceil(np.log10(iterations) * per_decade)) + 1
+    points = np.unique(np.round(np.logspace(0, np.log10(iterations), max(count, 1))))
+    return points.astype(np.int64)
+
+
+def run_seeds(base_seed: int, game_index: int, runs: int, first_run: int = 0) -> np.ndarray:
+    """One 32-bit seed per run, from numpy's SeedSequence((base, game, run))."""
+    return np.array(
+        [np.random.SeedSequence([base_seed, game_index, r]).generate_state(1)[0]
+         for r in range(first_run, first_run + runs)], dtype=np.int64)
+
+
+def exploitability_curves(
+    flat: FlatTree,
+    selector: str,
+    *,
+    gamma: float = 0.05,
+    c: float = 1.4,
+    checkpoints: Sequence[int],
+    seeds: Sequence[int],
+    game_value: float,
+    final_strategy: str = "empirical",
+) -> Curves:
+    """Run one SM-MCTS search per seed and record e1 / NashConv at each checkpoint.
+
+    ``selector`` is rm, rmm, exp3, exp3m, ucb or ucbm; ``game_value`` is v* (the exact
+    value for player 1, e.g. from :mod:`smmcts_spiel.solver`).
+    """
+    base, mean_variant = selectors.parse_selector(selector)
+    if base == "ucb":
+        c = selectors.check_c(c)
+    else:
+        gamma = selectors.check_gamma(gamma)
+    if final_strategy not in FINAL_STRATEGIES:
+        raise ValueError(f"final_strategy must be one of {FINAL_STRATEGIES}, "
+                         f"got {final_strategy!r}")
+    cps = np.asarray(checkpoints, dtype=np.int64)
+    if cps.ndim != 1 or cps.size == 0 or cps[0] < 1 or np.any(np.diff(cps) <= 0):
+        raise ValueError("checkpoints must be a non-empty increasing sequence of iteration "
+                         f"counts >= 1, got {checkpoints!r}")
+    seed_array = np.asarray(seeds, dtype=np.int64)
+    if seed_array.ndim != 1 or seed_array.size == 0:
+        raise ValueError("seeds must be a non-empty 1-D sequence of integers (one per run)")
+    e1 = np.zeros((seed_array.size, cps.size))
+    nash_conv = np.zeros_like(e1)
+    stats = np.zeros((4, max(flat.num_p1_slots, flat.num_p2_slots)))
+    _run_searches(
+        flat.kind, flat.value, flat.rows, flat.cols, flat.child_start, flat.children,
+        flat.probs, flat.p1_offset, flat.p2_offset, flat.num_p1_slots, flat.num_p2_slots,
+        flat.max_actions, flat.max_path, flat.scale, SELECTOR_CODES[base], mean_variant,
+        float(gamma), float(c), final_strategy == "average", cps, seed_array,
+        float(game_value), e1, nash_conv, stats)
+    n1, n2 = flat.num_p1_slots, flat.num_p2_slots
+    return Curves(cps, e1, nash_conv, stats[0, :n1].copy(), stats[1, :n2].copy(),
+                  stats[2, :n1].copy(), stats[3, :n2].copy())
+
+
+def exploitability(flat: FlatTree, strategy_p1: np.ndarray, game_value: float) -> float:
+    """e1 of a behaviour strategy of player 1 given per slot (``p1_offset`` layout).
+
+    Each node's slice is normalised; an all-zero slice means uniform.
+    """
+    strategy = np.asarray(strategy_p1, dtype=np.float64)
+    if strategy.shape != (flat.num_p1_slots,) or np.any(strategy < 0):
+        raise ValueError(f"strategy_p1 must be {flat.num_p1_slots} non-negative weights "
+                         f"(one per player-1 action slot), got shape {strategy.shape}")
+    values = np.zeros(flat.num_nodes)
+    dummy = np.zeros(flat.num_p2_slots)
+    e1, _ = _exploitability(flat.kind, flat.value, flat.rows, flat.cols, flat.child_start,
+                            flat.children, flat.probs, flat.p1_offset, flat.p2_offset,
+                            strategy, dummy, float(game_value), values, values.copy(),
+                            np.zeros(flat.max_actions))
+    return float(e1)
+
+
+# ----------------------------------------------------------------------------------------
+# Compiled core.
+
+
+@_inlined
+def _normalised(weights, out):
+    """``out = weights / sum`` (uniform when the sum is 0)."""
+    n = len(weights)
+    total = 0.0
+    for a in range(n):
+        total += weights[a]
+    for a in range(n):
+        out[a] = weights[a] / total if total > 0.0 else 1.0 / n
+    return out
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _exploitability(kind, value, rows, cols, child_start, children, probs, p1_offset,
+                    p2_offset, weights1, weights2, game_value, v1, v2, scratch):
+    """(e1, e2): v* - best-response value against player 1, and the same for player 2.
+
+    ``v1[h]`` is the value of node h when player 1 plays ``weights1`` and player 2 best
+    responds; ``v2[h]`` when player 2 plays ``weights2`` and player 1 best responds.
+    """
+    for h in range(len(kind) - 1, -1, -1):
+        k = kind[h]
+        if k == LEAF:
+            v1[h] = value[h]
+            v2[h] = value[h]
+        elif k == CHANCE:
+            s = child_start[h]
+            a = 0.0
+            b = 0.0
+            for o in range(rows[h]):
+                a += probs[s + o] * v1[children[s + o]]
+                b += probs[s + o] * v2[children[s + o]]
+            v1[h] = a
+            v2[h] = b
+        else:
+            m = rows[h]
+            n = cols[h]
+            s = child_start[h]
+            sigma1 = _normalised(weights1[p1_offset[h]:p1_offset[h] + m], scratch[:m])
+            worst = np.inf
+            for j in range(n):
+                total = 0.0
+                for i in range(m):
+                    total += sigma1[i] * v1[children[s + i * n + j]]
+                if total < worst:
+                    worst = total
+            v1[h] = worst
+            sigma2 = _normalised(weights2[p2_offset[h]:p2_offset[h] + n], scratch[:n])
+            best = -np.inf
+            for i in range(m):
+                total = 0.0
+                for j in range(n):
+                    total += sigma2[j] * v2[children[s + i * n + j]]
+                if total > best:
+                    best = total
+            v2[h] = best
+    return game_value - v1[0], v2[0] - game_value
+
+
+@_inlined
+def _rollout(node, kind, value, rows, cols, child_start, children, probs):
+    """Uniformly random joint actions (chance by its probabilities) down to a leaf."""
+    while kind[node] != LEAF:
+        s = child_start[node]
+        if kind[node] == MATRIX:
+            node = children[s + np.random.randint(0, rows[node] * cols[node])]
+        else:
+            node = children[s + _sample_index(probs[s:s + rows[node]], np.random.random())]
+    return value[node]
+
+
+@_inlined
+def _selector_probabilities(code, stat, counts, gamma, c, out):
+    if code == 0:
+        _rm_probabilities(stat, gamma, out)
+    elif code == 1:
+        _exp3_probabilities(stat, gamma, out)
+    else:
+        best = _ucb_index(stat, counts, c)
+        for a in range(len(out)):
+            out[a] = 0.0
+        out[best] = 1.0
+    return out
+
+
+@_inlined
+def _update(h, i, j, u1, code, gamma, c, scale, rows, cols, child_start, children, p1_offset,
+            p2_offset, in_tree, x_sum, visits, stat1, stat2, counts1, counts2, avg1, avg2,
+            probs1, probs2, fresh, track_average):
+    """Update(h, i, j, u1) of Alg. 1 for both players' selectors at matrix node h.
+
+    ``probs1`` / ``probs2`` (per action slot) hold the sampling distributions of h; they
+    are recomputed unless ``fresh`` (h selected this iteration and has not changed since).
+    """
+    m = rows[h]
+    n = cols[h]
+    s = child_start[h]
+    o1 = p1_offset[h]
+    o2 = p2_offset[h]
+    p1 = probs1[o1:o1 + m]
+    p2 = probs2[o2:o2 + n]
+    if not fresh:
+        _selector_probabilities(code, stat1[o1:o1 + m], counts1[o1:o1 + m], gamma, c, p1)
+        _selector_probabilities(code, stat2[o2:o2 + n], counts2[o2:o2 + n], gamma, c, p2)
+    if track_average:
+        for a in range(m):
+            avg1[o1 + a] += p1[a]
+        for b in range(n):
+            avg2[o2 + b] += p2[b]
+    reward1 = u1 / scale
+    reward2 = -reward1
+    if code == 0:
+        for a in range(m):
+            child = children[s + a * n + j]
+            if a != i and in_tree[child] and visits[child] > 0:
+                stat1[o1 + a] += x_sum[child] / visits[child] / scale - reward1
+        for b in range(n):
+            child = children[s + i * n + b]
+            if b != j and in_tree[child] and visits[child] > 0:
+                stat2[o2 + b] += -x_sum[child] / visits[child] / scale - reward2
+    elif code == 1:
+        stat1[o1 + i] += reward1 / p1[i]
+        stat2[o2 + j] += reward2 / p2[j]
+    else:
+        stat1[o1 + i] += reward1
+        stat2[o2 + j] += reward2
+    counts1[o1 + i] += 1.0
+    counts2[o2 + j] += 1.0
+
+
+@_inlined
+def _iteration(code, mean_variant, gamma, c, scale, kind, value, rows, cols, child_start,
+               children, probs, p1_offset, p2_offset, in_tree, expanded, x_sum, visits,
+               stat1, stat2, counts1, counts2, avg1, avg2, probs1, probs2, path_node,
+               path_i, path_j, track_average):
+    """One simulation of Alg. 1 from the root, iteratively (descend, then back up)."""
+    depth = 0
+    node = 0
+    u = 0.0
+    while True:
+        k = kind[node]
+        if k == LEAF:
+            u = value[node]
+            break
+        s = child_start[node]
+        if k == CHANCE:
+            o = _sample_index(probs[s:s + rows[node]], np.random.random())
+            child = children[s + o]
+            in_tree[child] = True
+            path_node[depth] = node
+            depth += 1
+            node = child
+            continue
+        m = rows[node]
+        n = cols[node]
+        if expanded[node] < m * n:
+            # Expansion: a uniformly random joint action among those never selected.
+            target = np.random.randint(0, m * n - expanded[node])
+            a = 0
+            while True:
+                if not in_tree[children[s + a]]:
+                    if target == 0:
+                        break
+                    target -= 1
+                a += 1
+            child = children[s + a]
+            in_tree[child] = True
+            expanded[node] += 1
+            u = _rollout(child, kind, value, rows, cols, child_start, children, probs)
+            x_sum[child] += u
+            visits[child] += 1.0
+            _update(node, a // n, a % n, u, code, gamma, c, scale, rows, cols, child_start,
+                    children, p1_offset, p2_offset, in_tree, x_sum, visits, stat1, stat2,
+                    counts1, counts2, avg1, avg2, probs1, probs2, False, track_average)
+            break
+        o1 = p1_offset[node]
+        o2 = p2_offset[node]
+        i = _sample_index(_selector_probabilities(code, stat1[o1:o1 + m], counts1[o1:o1 + m],
+                                                  gamma, c, probs1[o1:o1 + m]),
+                          np.random.random())
+        j = _sample_index(_selector_probabilities(code, stat2[o2:o2 + n], counts2[o2:o2 + n],
+                                                  gamma, c, probs2[o2:o2 + n]),
+                          np.random.random())
+        path_node[depth] = node
+        path_i[depth] = i
+        path_j[depth] = j
+        depth += 1
+        node = children[s + i * n + j]
+    for d in range(depth - 1, -1, -1):
+        h = path_node[d]
+        x_sum[h] += u
+        visits[h] += 1.0
+        if kind[h] == MATRIX:
+            _update(h, path_i[d], path_j[d], u, code, gamma, c, scale, rows, cols,
+                    child_start, children, p1_offset, p2_offset, in_tree, x_sum, visits,
+                    stat1, stat2, counts1, counts2, avg1, avg2, probs1, probs2, True, track_average)
+        if mean_variant:
+            u = x_sum[h] / visits[h]
+    return u
+
+
+# Compiled without numba's reference counting (its NRT): every array slice in the loop would
+# otherwise cost two atomic reference-count updates, which made up more than half of the
+# time per iteration. The kernel therefore allocates nothing; _run_searches does.
+@numba.njit(cache=True, error_model="numpy", _nrt=False)
+def _run_searches_kernel(kind, value, rows, cols, child_start, children, probs, p1_offset,
+                         p2_offset, num_p1_slots, num_p2_slots, max_actions, max_path, scale,
+                         code, mean_variant, gamma, c, use_average, checkpoints, seeds,
+                         game_value, out_e1, out_nash_conv, out_stats, in_tree, expanded, x_sum,
+                         visits, stat1, stat2, counts1, counts2, avg1, avg2, probs1, probs2,
+                         scratch, path_node, path_i, path_j, v1, v2):
+    for r in range(len(seeds)):
+        np.random.seed(seeds[r])
+        in_tree[:] = False
+        in_tree[0] = True
+        expanded[:] = 0
+        x_sum[:] = 0.0
+        visits[:] = 0.0
+        stat1[:] = 0.0
+        stat2[:] = 0.0
+        counts1[:] = 0.0
+        counts2[:] = 0.0
+        avg1[:] = 0.0
+        avg2[:] = 0.0
+        t = 0
+        for cp in range(len(checkpoints)):
+            while t < checkpoints[cp]:
+                _iteration(code, mean_variant, gamma, c, scale, kind, value, rows, cols,
+                           child_start, children, probs, p1_offset, p2_offset, in_tree,
+                           expanded, x_sum, visits, stat1, stat2, counts1, counts2, avg1, avg2,
+                           probs1, probs2, path_node, path_i, path_j, use_average)
+                t += 1
+            if use_average:
+                e1, e2 = _exploitability(kind, value, rows, cols, child_start, children, probs,
+                                         p1_offset, p2_offset, avg1, avg2, game_value, v1, v2,
+                                         scratch)
+            else:
+                e1, e2 = _exploitability(kind, value, rows, cols, child_start, children, probs,
+                                         p1_offset, p2_offset, counts1, counts2, game_value,
+                                         v1, v2, scratch)
+            out_e1[r, cp] = e1
+            out_nash_conv[r, cp] = e1 + e2
+    for a in range(num_p1_slots):
+        out_stats[0, a] = counts1[a]
+        out_stats[2, a] = avg1[a]
+    for b in range(num_p2_slots):
+        out_stats[1, b] = counts2[b]
+        out_stats[3, b] = avg2[b]
+
+
+def _run_searches(kind, value, rows, cols, child_start, children, probs, p1_offset, p2_offset,
+                  num_p1_slots, num_p2_slots, max_actions, max_path, scale, code, mean_variant,
+                  gamma, c, use_average, checkpoints, seeds, game_value, out_e1,
+                  out_nash_conv, out_stats):
+    """Allocate the per-run state and run every seed's search in the compiled kernel."""
+    num_nodes = len(kind)
+    in_tree = np.zeros(num_nodes, np.bool_)
+    expanded = np.zeros(num_nodes, np.int64)
+    x_sum = np.zeros(num_nodes)
+    visits = np.zeros(num_nodes)
+    stat1 = np.zeros(num_p1_slots)
+    stat2 = np.zeros(num_p2_slots)
+    counts1 = np.zeros(num_p1_slots)
+    counts2 = np.zeros(num_p2_slots)
+    avg1 = np.zeros(num_p1_slots)
+    avg2 = np.zeros(num_p2_slots)
+    probs1 = np.zeros(num_p1_slots)
+    probs2 = np.zeros(num_p2_slots)
+    scratch = np.zeros(max_actions)
+    path_node = np.zeros(max_path, np.int64)
+    path_i = np.zeros(max_path, np.int64)
+    path_j = np.zeros(max_path, np.int64)
+    v1 = np.zeros(num_nodes)
+    v2 = np.zeros(num_nodes)
+    _run_searches_kernel(kind, value, rows, cols, child_start, children, probs, p1_offset,
+                         p2_offset, num_p1_slots, num_p2_slots, max_actions, max_path, scale,
+                         code, mean_variant, gamma, c, use_average, checkpoints, seeds,
+                         game_value, out_e1, out_nash_conv, out_stats, in_tree, expanded, x_sum,
+                         visits, stat1, stat2, counts1, counts2, avg1, avg2, probs1, probs2,
+                         scratch, path_node, path_i, path_j, v1, v2)
