@@ -29,7 +29,7 @@ def main(argv):
         raise app.UsageError(f"unexpected arguments: {argv[1:]}")
     try:
         game = pyspiel.load_game(_GAME.value)
-    except pyspiel.SpielError as e:
+    except (pyspiel.SpielError, ValueError) as e:  # Python-defined games raise ValueError
         raise app.UsageError(f"cannot load game {_GAME.value!r}: {e}") from None
     try:
         if _ROUND_ROBIN.value:

@@ -84,6 +84,14 @@ def test_match_script_reports_a_bad_game_clearly():
     assert "Traceback" not in proc.stderr
 
 
+def test_match_script_reports_bad_parameters_of_our_games_clearly():
+    proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "match.py"),
+                           "--game=smmcts_random_stacked_matrix(depth=0)", "--num_games=1"],
+                          capture_output=True, text=True)
+    assert proc.returncode != 0 and "depth must be an integer >= 1" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
 def test_match_script_refuses_a_general_sum_game():
     proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "match.py"),
                            "--game=matrix_pd", "--num_games=1"], capture_output=True, text=True)
