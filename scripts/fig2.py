@@ -22,10 +22,11 @@ from absl import app, flags
 
 from smmcts_spiel import experiments, fast
 
-_GAMES = flags.DEFINE_integer("games", 100, "Random games per setting.")
-_RUNS = flags.DEFINE_integer("runs", 100, "Runs of each method per game.")
-_ITERATIONS = flags.DEFINE_integer("iterations", 10_000, "Iterations per run.")
-_PER_DECADE = flags.DEFINE_integer("per_decade", 8, "Log-spaced checkpoints per decade.")
+_GAMES = flags.DEFINE_integer("games", 100, "Random games per setting.", lower_bound=1)
+_RUNS = flags.DEFINE_integer("runs", 100, "Runs of each method per game.", lower_bound=1)
+_ITERATIONS = flags.DEFINE_integer("iterations", 10_000, "Iterations per run.", lower_bound=1)
+_PER_DECADE = flags.DEFINE_integer("per_decade", 8, "Log-spaced checkpoints per decade.",
+                                   lower_bound=1)
 _BRANCHINGS = flags.DEFINE_list("branchings", ["2", "3", "5"], "Top panel: branching factors.")
 _GAMMAS = flags.DEFINE_list("gammas", ["0.05", "0.1", "0.2"], "Top panel: exploration gammas.")
 _DEPTHS = flags.DEFINE_list("depths", ["2", "3", "4"], "Bottom panel: depths (branching 2).")
@@ -33,13 +34,25 @@ _BOTTOM_GAMMA = flags.DEFINE_float(
     "bottom_gamma", 0.05, "Bottom panel exploration (the paper does not state it).")
 _METHODS = flags.DEFINE_list("methods", ["rm", "rmm"], "Selectors (rm, rmm, exp3, exp3m, ...).")
 _SEED = flags.DEFINE_integer("seed", 0, "Base seed of games and runs.")
-_WORKERS = flags.DEFINE_integer("workers", None, "Worker processes (default: all cores).")
+_WORKERS = flags.DEFINE_integer("workers", None, "Worker processes (default: all cores).",
+                                lower_bound=1)
 _BACKEND = flags.DEFINE_enum("backend", "process", list(experiments.BACKENDS),
                              "Where jobs run: local process pool, Ray, or this process.")
 _RAY_ADDRESS = flags.DEFINE_string("ray_address", None, "Ray cluster address (default: local).")
 _RESULTS_DIR = flags.DEFINE_string("results_dir", "results/fig2",
                                    "Finished jobs (one file each); delete to start afresh.")
 _OUT = flags.DEFINE_string("out", "docs/fig2", "Output prefix: writes .csv, .png, .json.")
+
+
+def _all_gammas(texts) -> bool:
+    try:
+        return all(0 < float(t) <= 1 for t in texts)
+    except ValueError:
+        return False
+
+
+flags.register_validator("gammas", _all_gammas, "every gamma must be a number in (0, 1]")
+flags.register_validator("bottom_gamma", lambda g: 0 < g <= 1, "bottom_gamma must be in (0, 1]")
 
 
 def settings() -> list[tuple[str, int, int, float]]:

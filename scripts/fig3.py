@@ -33,22 +33,32 @@ from smmcts_spiel import experiments, fast, matrix_tree, solver
 PAPER_FLOORS = {"WC_RM": 0.0119, "WC_RMM": 0.0367}
 
 _GAMMA = flags.DEFINE_float("gamma", 0.05, "Exploration of every selector.")
-_ITERATIONS = flags.DEFINE_integer("iterations", 1000, "Iterations of a search run.")
-_SCREEN_RUNS = flags.DEFINE_integer("screen_runs", 2, "Runs per game and method, all games.")
-_SHORTLIST = flags.DEFINE_integer("shortlist", 1000, "Games kept per method after screening.")
-_SHORTLIST_RUNS = flags.DEFINE_integer("shortlist_runs", 20, "Runs on the shortlisted games.")
-_FINALISTS = flags.DEFINE_integer("finalists", 50, "Games kept per method for confirmation.")
-_CONFIRM_RUNS = flags.DEFINE_integer("confirm_runs", 100, "Runs that rank the finalists.")
-_MAX_GAMES = flags.DEFINE_integer("max_games", None, "Search only the first N game classes.")
-_BATCH = flags.DEFINE_integer("batch", 500, "Games per search job.")
+_ITERATIONS = flags.DEFINE_integer("iterations", 1000, "Iterations of a search run.", lower_bound=1)
+_SCREEN_RUNS = flags.DEFINE_integer("screen_runs", 2, "Runs per game and method, all games.",
+                                    lower_bound=1)
+_SHORTLIST = flags.DEFINE_integer("shortlist", 1000, "Games kept per method after screening.",
+                                  lower_bound=1)
+_SHORTLIST_RUNS = flags.DEFINE_integer("shortlist_runs", 20, "Runs on the shortlisted games.",
+                                       lower_bound=1)
+_FINALISTS = flags.DEFINE_integer("finalists", 50, "Games kept per method for confirmation.",
+                                  lower_bound=1)
+_CONFIRM_RUNS = flags.DEFINE_integer("confirm_runs", 100, "Runs that rank the finalists.",
+                                     lower_bound=1)
+_MAX_GAMES = flags.DEFINE_integer("max_games", None, "Search only the first N game classes.",
+                                  lower_bound=1)
+_BATCH = flags.DEFINE_integer("batch", 500, "Games per search job.", lower_bound=1)
 _CURVE_METHODS = flags.DEFINE_list("curve_methods", ["rm", "rmm", "exp3", "exp3m"],
                                    "Methods of the convergence curves.")
-_CURVE_ITERATIONS = flags.DEFINE_integer("curve_iterations", 1_000_000, "Iterations per run.")
-_CURVE_RUNS = flags.DEFINE_integer("curve_runs", 100, "Runs per worst game and method.")
-_CURVE_CHUNK = flags.DEFINE_integer("curve_chunk", 10, "Runs per curve job.")
-_PER_DECADE = flags.DEFINE_integer("per_decade", 8, "Log-spaced checkpoints per decade.")
+_CURVE_ITERATIONS = flags.DEFINE_integer("curve_iterations", 1_000_000, "Iterations per run.",
+                                         lower_bound=1)
+_CURVE_RUNS = flags.DEFINE_integer("curve_runs", 100, "Runs per worst game and method.",
+                                   lower_bound=1)
+_CURVE_CHUNK = flags.DEFINE_integer("curve_chunk", 10, "Runs per curve job.", lower_bound=1)
+_PER_DECADE = flags.DEFINE_integer("per_decade", 8, "Log-spaced checkpoints per decade.",
+                                   lower_bound=1)
 _SEED = flags.DEFINE_integer("seed", 0, "Base seed of all runs.")
-_WORKERS = flags.DEFINE_integer("workers", None, "Worker processes (default: all cores).")
+_WORKERS = flags.DEFINE_integer("workers", None, "Worker processes (default: all cores).",
+                                lower_bound=1)
 _BACKEND = flags.DEFINE_enum("backend", "process", list(experiments.BACKENDS),
                              "Where jobs run: local process pool, Ray, or this process.")
 _RAY_ADDRESS = flags.DEFINE_string("ray_address", None, "Ray cluster address (default: local).")
@@ -56,6 +66,7 @@ _RESULTS_DIR = flags.DEFINE_string("results_dir", "results/fig3",
                                    "Finished jobs (one file each); delete to start afresh.")
 _DATA_DIR = flags.DEFINE_string("data_dir", "data", "Where the worst games go (JSON).")
 _OUT = flags.DEFINE_string("out", "docs/fig3", "Output prefix: .csv, _floors.csv, .png, .json.")
+flags.register_validator("gamma", lambda g: 0 < g <= 1, "gamma must be in (0, 1]")
 
 
 JOB_COUNTS = {}

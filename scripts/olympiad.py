@@ -40,9 +40,9 @@ from smmcts_spiel.mmcts_phantom_ttt import PhantomTTTMultipleTreeSearch
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("game", "phantom_ttt", "Classical Phantom Tic-Tac-Toe game string.")
-flags.DEFINE_integer("num_games", 1000, "Games per ordered pair of bots.")
+flags.DEFINE_integer("num_games", 1000, "Games per ordered pair of bots.", lower_bound=1)
 flags.DEFINE_integer("ismcts_num_games", None, "Games per ordered pair involving ISMCTS "
-                     "(default: --num_games).")
+                     "(default: --num_games).", lower_bound=1)
 flags.DEFINE_list("mmcts", ["500K:exp3_no_exploration", "5M:exp3_no_exploration",
                             "50M:exp3_no_exploration", "50M:average"],
                   "MMCTS bots as ITERATIONS:FINAL_POLICY (K and M suffixes allowed); all "
@@ -53,10 +53,11 @@ flags.DEFINE_float("ismcts_uct_c", 2.0, "ISMCTS exploration constant.")
 flags.DEFINE_list("baselines", ["Random", "BeliefSampler", "ISMCTS"],
                   "Baseline bots to include (Random, BeliefSampler, ISMCTS).")
 flags.DEFINE_integer("seed", 0, "Seed of the training and of every game.")
-flags.DEFINE_integer("num_workers", 2, "Worker processes playing the games.")
-flags.DEFINE_integer("chunk", 50, "Games per task handed to a worker.")
+flags.DEFINE_integer("num_workers", 2, "Worker processes playing the games.", lower_bound=1)
+flags.DEFINE_integer("chunk", 50, "Games per task handed to a worker.", lower_bound=1)
 flags.DEFINE_string("results_dir", "data/olympiad", "Where the CSV/markdown/params go.")
 flags.DEFINE_string("trees_dir", None, "Cache of trained trees (default: results_dir/trees).")
+flags.register_validator("gamma", lambda g: 0 < g <= 1, "gamma must be in (0, 1]")
 
 _SEARCHES: dict[int, PhantomTTTMultipleTreeSearch] = {}  # iterations -> snapshot
 _BOTS: dict[str, tuple] = {}  # name -> (kind, arguments)
