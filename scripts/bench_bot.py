@@ -3,7 +3,9 @@
 Both search Goofspiel with 6 cards in descending point order from the initial state with
 one random rollout per new leaf: ours the simultaneous game, OpenSpiel's its
 ``convert_to_turn_based`` version (its MCTSBot needs a sequential game). Each bot gets a
-fresh tree per repeat; the median rate is reported. Last line: ``ratio=<float>``.
+fresh tree per repeat. The two are timed alternately (ours, theirs, ours, ...) so that
+a change in machine load hits both; the ratio is the median of the per-repeat ratios.
+Last line: ``ratio=<float>``.
 """
 
 import statistics
@@ -19,17 +21,15 @@ from smmcts_spiel.search import SMMCTS
 _GAME = flags.DEFINE_string("game", "goofspiel(num_cards=6,points_order=descending,"
                             "imp_info=False)", "Simultaneous-move game to search.")
 _ITERATIONS = flags.DEFINE_integer("iterations", 20_000, "Iterations per timed search.")
-_REPEATS = flags.DEFINE_integer("repeats", 3, "Timed searches per bot (median reported).")
+_REPEATS = flags.DEFINE_integer("repeats", 5, "Timed searches per bot (medians reported).",
+                                lower_bound=1)
 _SELECTOR = flags.DEFINE_string("selector", "rm", "Our selector.")
 
 
-def rate(search, repeats: int, iterations: int) -> float:
-    rates = []
-    for seed in range(repeats):
-        start = time.perf_counter()
-        search(seed)
-        rates.append(iterations / (time.perf_counter() - start))
-    return statistics.median(rates)
+def rate(search, seed: int, iterations: int) -> float:
+    start = time.perf_counter()
+    search(seed)
+    return iterations / (time.perf_counter() - start)
 
 
 def main(argv):
@@ -47,12 +47,18 @@ def main(argv):
                            solve=False, random_state=rng)
         bot.mcts_search(turn_based.new_initial_state())
 
-    ours_rate = rate(ours, _REPEATS.value, n)
-    theirs_rate = rate(openspiel, _REPEATS.value, n)
-    print(f"game: {_GAME.value}, {n} iterations per search, median of {_REPEATS.value}")
-    print(f"SMMCTSBot ({_SELECTOR.value}) iterations/s:                    {ours_rate:10.0f}")
-    print(f"OpenSpiel Python MCTSBot (turn-based) simulations/s: {theirs_rate:10.0f}")
-    print(f"ratio={ours_rate / theirs_rate:.2f}")
+    ours_rates, theirs_rates = [], []
+    for seed in range(_REPEATS.value):
+        ours_rates.append(rate(ours, seed, n))
+        theirs_rates.append(rate(openspiel, seed, n))
+    ratios = [a / b for a, b in zip(ours_rates, theirs_rates)]
+    print(f"game: {_GAME.value}, {n} iterations per search, {_REPEATS.value} repeats each")
+    print(f"SMMCTSBot ({_SELECTOR.value}) iterations/s, median:                    "
+          f"{statistics.median(ours_rates):10.0f}")
+    print(f"OpenSpiel Python MCTSBot (turn-based) simulations/s, median: "
+          f"{statistics.median(theirs_rates):10.0f}")
+    print("per-repeat ratios: " + ", ".join(f"{r:.2f}" for r in ratios))
+    print(f"ratio={statistics.median(ratios):.2f}")
 
 
 if __name__ == "__main__":

@@ -30,16 +30,19 @@ def regret_matching_probabilities(regrets, gamma, out):
     """Eq. (3) mixed with exploration: gamma/|A| + (1 - gamma) r+[i] / sum r+."""
     n = len(regrets)
     positive_sum = 0.0
-    for i in range(n):
-        if regrets[i] > 0.0:
-            positive_sum += regrets[i]
+    for r in regrets:
+        if r > 0.0:
+            positive_sum += r
     explore = gamma / n
-    for i in range(n):
-        if positive_sum > 0.0:
-            sigma = regrets[i] / positive_sum if regrets[i] > 0.0 else 0.0
-        else:
-            sigma = 1.0 / n
-        out[i] = explore + (1.0 - gamma) * sigma
+    keep = 1.0 - gamma
+    if positive_sum > 0.0:
+        for i in range(n):
+            r = regrets[i]
+            out[i] = explore + keep * (r / positive_sum if r > 0.0 else 0.0)
+    else:
+        uniform = explore + keep * (1.0 / n)
+        for i in range(n):
+            out[i] = uniform
     return out
 
 
@@ -113,7 +116,10 @@ class RegretMatchingSelector:
         return self._probs
 
     def select(self, u: float) -> int:
-        return sample_index(self.probabilities(), u)
+        if not self._fresh:
+            regret_matching_probabilities(self.regrets, self.gamma, self._probs)
+            self._fresh = True
+        return sample_index(self._probs, u)
 
     def update(self, action: int, reward: float, action_values) -> None:
         regrets = self.regrets
