@@ -40,22 +40,33 @@ _DEFAULT_PARAMS = {
     "returns_type": "win_loss",
     "imp_info": False,
 }
-_GAME_TYPE = pyspiel.GameType(
-    short_name=SHORT_NAME,
-    long_name="SM-MCTS Goofspiel",
-    dynamics=pyspiel.GameType.Dynamics.SIMULTANEOUS,
-    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-    information=pyspiel.GameType.Information.PERFECT_INFORMATION,
-    utility=pyspiel.GameType.Utility.ZERO_SUM,
-    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-    max_num_players=_NUM_PLAYERS,
-    min_num_players=_NUM_PLAYERS,
-    provides_information_state_string=True,
-    provides_information_state_tensor=True,
-    provides_observation_string=True,
-    provides_observation_tensor=True,
-    parameter_specification=_DEFAULT_PARAMS,
-)
+def _game_type(points_order: str, imp_info: bool, returns_type: str) -> pyspiel.GameType:
+    """The GameType of one parameter set: chance, information and utility depend on it."""
+    return pyspiel.GameType(
+        short_name=SHORT_NAME,
+        long_name="SM-MCTS Goofspiel",
+        dynamics=pyspiel.GameType.Dynamics.SIMULTANEOUS,
+        chance_mode=(pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC
+                     if points_order == "random"
+                     else pyspiel.GameType.ChanceMode.DETERMINISTIC),
+        information=(pyspiel.GameType.Information.IMPERFECT_INFORMATION if imp_info
+                     else pyspiel.GameType.Information.PERFECT_INFORMATION),
+        utility=(pyspiel.GameType.Utility.GENERAL_SUM if returns_type == "total_points"
+                 else pyspiel.GameType.Utility.ZERO_SUM),
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=_NUM_PLAYERS,
+        min_num_players=_NUM_PLAYERS,
+        provides_information_state_string=True,
+        provides_information_state_tensor=True,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        parameter_specification=_DEFAULT_PARAMS,
+    )
+
+
+# Registered with the default parameters' type; each game instance reports its own.
+_GAME_TYPE = _game_type(_DEFAULT_PARAMS["points_order"], _DEFAULT_PARAMS["imp_info"],
+                        _DEFAULT_PARAMS["returns_type"])
 
 
 def _check_params(params: dict) -> None:
@@ -81,27 +92,7 @@ class GoofspielGame(pyspiel.Game):
         self.returns_type = params["returns_type"]
         self.imp_info = bool(params["imp_info"])
         total = n * (n + 1) // 2
-        game_type = pyspiel.GameType(
-            short_name=_GAME_TYPE.short_name,
-            long_name=_GAME_TYPE.long_name,
-            dynamics=_GAME_TYPE.dynamics,
-            chance_mode=(pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC
-                         if self.points_order == "random"
-                         else pyspiel.GameType.ChanceMode.DETERMINISTIC),
-            information=(pyspiel.GameType.Information.IMPERFECT_INFORMATION if self.imp_info
-                         else pyspiel.GameType.Information.PERFECT_INFORMATION),
-            utility=(pyspiel.GameType.Utility.GENERAL_SUM
-                     if self.returns_type == "total_points"
-                     else pyspiel.GameType.Utility.ZERO_SUM),
-            reward_model=_GAME_TYPE.reward_model,
-            max_num_players=_NUM_PLAYERS,
-            min_num_players=_NUM_PLAYERS,
-            provides_information_state_string=True,
-            provides_information_state_tensor=True,
-            provides_observation_string=True,
-            provides_observation_tensor=True,
-            parameter_specification=_DEFAULT_PARAMS,
-        )
+        game_type = _game_type(self.points_order, self.imp_info, self.returns_type)
         min_utility, max_utility, utility_sum = {
             "win_loss": (-1.0, 1.0, 0.0),
             "point_difference": (-total / 2, total / 2, 0.0),
