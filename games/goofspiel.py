@@ -24,10 +24,10 @@ outcomes and returns under every continuation) are identical, so a solver can sh
 
 from __future__ import annotations
 
-import numpy as np
 import pyspiel
 
 from smmcts_spiel.games import simultaneous
+from smmcts_spiel.games.observation_tensor import tensor_with_views
 
 SHORT_NAME = "smmcts_goofspiel"
 POINTS_ORDERS = ("random", "descending", "ascending")
@@ -322,13 +322,7 @@ class GoofspielObserver:
                 pieces.append(("bid_sequences", (num_bidders, n, n)))
         self._public = public
         self._recall = recall
-        self.tensor = np.zeros(sum(int(np.prod(s)) for _, s in pieces), np.float32)
-        self.dict = {}
-        index = 0
-        for name, shape in pieces:
-            size = int(np.prod(shape))
-            self.dict[name] = self.tensor[index:index + size].reshape(shape)
-            index += size
+        self.tensor, self.dict = tensor_with_views(pieces)
 
     def _observed_players(self, player: int) -> list[int]:
         return {"all": [0, 1], "self": [player], "none": []}[self._bidders]

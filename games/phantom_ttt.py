@@ -15,8 +15,9 @@ player's current view of the board.
 
 from __future__ import annotations
 
-import numpy as np
 import pyspiel
+
+from smmcts_spiel.games.observation_tensor import tensor_with_views
 
 SHORT_NAME = "smmcts_phantom_ttt"
 _NUM_PLAYERS = 2
@@ -154,13 +155,7 @@ class PhantomTTTObserver:
             pieces.append(("own_moves", (num, _MAX_OWN_MOVES, _NUM_CELLS + 1)))
         if not num:
             pieces = []
-        self.tensor = np.zeros(sum(int(np.prod(s)) for _, s in pieces), np.float32)
-        self.dict = {}
-        index = 0
-        for name, shape in pieces:
-            size = int(np.prod(shape))
-            self.dict[name] = self.tensor[index:index + size].reshape(shape)
-            index += size
+        self.tensor, self.dict = tensor_with_views(pieces)
 
     def _observed(self, player: int) -> list[int]:
         return {"self": [player], "all": [0, 1], "none": []}[self._players]
