@@ -18,19 +18,21 @@ import numpy as np
 import pyspiel
 from open_spiel.python.algorithms import ismcts, mcts
 
-from smmcts_spiel import phantom_ttt_arrays, tic_tac_toe_solver
+from smmcts_spiel import checks
+from smmcts_spiel.exact import tic_tac_toe
+from smmcts_spiel.games import phantom_ttt_rules
 
 
 def _check_phantom_ttt(game: pyspiel.Game) -> None:
-    if not phantom_ttt_arrays.is_array_phantom_ttt(game):
+    if not phantom_ttt_rules.is_array_phantom_ttt(game):
         raise ValueError(f"the Belief Sampler knows classical Phantom Tic-Tac-Toe "
-                         f"({', '.join(phantom_ttt_arrays.SUPPORTED_GAMES)} with "
+                         f"({', '.join(phantom_ttt_rules.SUPPORTED_GAMES)} with "
                          f"gameversion=classical, obstype=reveal-nothing), not {game}")
 
 
 def sample_board(state: pyspiel.State, player: int, rng: np.random.Generator) -> np.ndarray:
     """A board drawn uniformly among those ``player`` (to move) cannot rule out."""
-    return phantom_ttt_arrays.sample_board(state.history(), player, rng)[0]
+    return phantom_ttt_rules.sample_board(state.history(), player, rng)[0]
 
 
 class BeliefSamplerBot(pyspiel.Bot):
@@ -39,8 +41,7 @@ class BeliefSamplerBot(pyspiel.Bot):
     def __init__(self, game: pyspiel.Game, player_id: int, seed: int = 0):
         pyspiel.Bot.__init__(self)
         _check_phantom_ttt(game)
-        if player_id not in (0, 1):
-            raise ValueError(f"player_id must be 0 or 1, got {player_id!r}")
+        checks.check_player_id(player_id)
         self._player = player_id
         self._rng = np.random.default_rng(seed)
 
@@ -52,7 +53,7 @@ class BeliefSamplerBot(pyspiel.Bot):
             raise ValueError(f"it is player {state.current_player()}'s turn, this bot plays "
                              f"{self._player}")
         board = sample_board(state, self._player, self._rng)
-        moves = tic_tac_toe_solver.optimal_moves(board, self._player)
+        moves = tic_tac_toe.optimal_moves(board, self._player)
         return int(moves[self._rng.integers(len(moves))])
 
 
@@ -66,7 +67,7 @@ class WorldResampler:
 
     def __call__(self, state: pyspiel.State, player: int) -> pyspiel.State:
         world = self._game.new_initial_state()
-        for cell in phantom_ttt_arrays.sample_world(state.history(), player, self._rng):
+        for cell in phantom_ttt_rules.sample_world(state.history(), player, self._rng):
             world.apply_action(cell)
         return world
 

@@ -1,10 +1,11 @@
 """MMCTSBot: a player of a trained multiple-tree MCTS (Exp3), as a ``pyspiel.Bot``.
 
-The bot trains both players' trees (:mod:`smmcts_spiel.mmcts`, or the array engine of
-:mod:`smmcts_spiel.mmcts_phantom_ttt` on classical Phantom Tic-Tac-Toe) for ``iterations``
-simulations when it is built, or reuses a search given to it (trained once, or loaded
-from disk, and shared by both seats). It plays the final strategy of its own tree at its
-information state; with ``iterations_per_move`` it keeps training before each move, from
+The bot trains both players' trees (:mod:`smmcts_spiel.search.mmcts`, or the array engine
+of :mod:`smmcts_spiel.search.mmcts_phantom_ttt` on classical Phantom Tic-Tac-Toe) for
+``training_iterations`` simulations when it is built (offline), or reuses a search given to
+it (trained once, or loaded from disk, and shared by both seats). It plays the final
+strategy of its own tree at its information state; with ``iterations`` (the per-move budget,
+as for :class:`~smmcts_spiel.bots.SMMCTSBot`) it keeps training before each move, from
 its current information state (simulations start from states it cannot tell from the
 real one: belief samples in Phantom Tic-Tac-Toe, ``resample_from_infostate`` otherwise) or,
 with ``train_from="root"``, from the root of the game.
@@ -16,8 +17,10 @@ from __future__ import annotations
 import numpy as np
 import pyspiel
 
-from smmcts_spiel import mmcts, phantom_ttt_arrays, selectors
-from smmcts_spiel.mmcts_phantom_ttt import PhantomTTTMultipleTreeSearch
+from smmcts_spiel import checks
+from smmcts_spiel.games import phantom_ttt_rules
+from smmcts_spiel.search import mmcts, selectors
+from smmcts_spiel.search.mmcts_phantom_ttt import PhantomTTTMultipleTreeSearch
 
 ENGINES = ("auto", "generic", "arrays")
 
@@ -26,7 +29,7 @@ def make_search(game: pyspiel.Game, gamma: float = 0.1, seed: int = 0, engine: s
     """An untrained MMCTS search: the array engine for Phantom Tic-Tac-Toe if ``auto``."""
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
-    if engine == "arrays" or (engine == "auto" and phantom_ttt_arrays.is_array_phantom_ttt(game)):
+    if engine == "arrays" or (engine == "auto" and phantom_ttt_rules.is_array_phantom_ttt(game)):
         return PhantomTTTMultipleTreeSearch(game, gamma, seed)
     return mmcts.MultipleTreeSearch(game, gamma, seed)
 
@@ -35,22 +38,22 @@ class MMCTSBot(pyspiel.Bot):
     """Plays the MMCTS strategy of ``player_id``'s tree; trains it first if needed.
 
     ``gamma`` and ``engine`` configure a new search; with ``search`` given they are unused
-    (the search keeps its own gamma) and ``iterations`` trains the shared search further.
+    (the search keeps its own gamma) and ``training_iterations`` trains the shared search
+    further. ``final_strategy`` is one of :data:`smmcts_spiel.search.mmcts.FINAL_STRATEGIES`:
+    ``empirical`` (visit frequencies, as in SMMCTSBot), ``exp3`` or ``exp3_no_exploration``.
     ``seed`` seeds the new search and the bot's own move sampling.
     """
 
-    def __init__(self, game: pyspiel.Game, player_id: int, iterations: int = 100_000,
-                 gamma: float = 0.1, seed: int = 0, iterations_per_move: int = 0,
-                 final_policy: str = "average", search=None, engine: str = "auto",
+    def __init__(self, game: pyspiel.Game, player_id: int, training_iterations: int = 100_000,
+                 gamma: float = 0.1, seed: int = 0, iterations: int = 0,
+                 final_strategy: str = "empirical", search=None, engine: str = "auto",
                  train_from: str = "infostate", progress: bool = False):
         pyspiel.Bot.__init__(self)
         mmcts.check_game(game)
-        if player_id not in (0, 1):
-            raise ValueError(f"player_id must be 0 or 1, got {player_id!r}")
-        iterations = mmcts.check_iterations(iterations)
-        self._iterations_per_move = mmcts.check_iterations(iterations_per_move,
-                                                           "iterations_per_move")
-        self._final_policy = mmcts.check_final_policy(final_policy)
+        checks.check_player_id(player_id)
+        training_iterations = checks.check_count(training_iterations, "training_iterations")
+        self._iterations = checks.check_count(iterations, "iterations")
+        self._final_strategy = mmcts.check_final_strategy(final_strategy)
         selectors.check_gamma(gamma)
         if train_from not in ("infostate", "root"):
             raise ValueError(f"train_from must be 'infostate' or 'root', got {train_from!r}")
@@ -59,7 +62,7 @@ class MMCTSBot(pyspiel.Bot):
             search = make_search(game, gamma, seed, engine)
         elif str(search.game) != str(game):
             raise ValueError(f"the search was trained on {search.game}, not {game}")
-        search.train(iterations, progress=progress)
+        search.train(training_iterations, progress=progress)
         self.search = search
         self._player = player_id
         self._rng = np.random.default_rng([seed, player_id])
@@ -75,10 +78,10 @@ class MMCTSBot(pyspiel.Bot):
         if state.current_player() != self._player:
             raise ValueError(f"it is player {state.current_player()}'s turn, this bot plays "
                              f"{self._player}")
-        if self._iterations_per_move:
+        if self._iterations:
             from_state = state if self._train_from == "infostate" else None
-            self.search.train(self._iterations_per_move, from_state=from_state)
-        policy, in_tree = self.search.policy(state, self._final_policy)
+            self.search.train(self._iterations, from_state=from_state)
+        policy, in_tree = self.search.policy(state, self._final_strategy)
         self.stats["moves"] += 1
         self.stats["off_tree_moves"] += not in_tree
         actions, probs = zip(*policy, strict=True)

@@ -6,7 +6,8 @@ import random
 
 import pyspiel
 
-from smmcts_spiel.search import SMMCTS, SearchPolicy
+from smmcts_spiel import checks
+from smmcts_spiel.search.smmcts import SMMCTS, SearchPolicy
 
 
 class SMMCTSBot(pyspiel.Bot):
@@ -37,18 +38,8 @@ class SMMCTSBot(pyspiel.Bot):
                  time_limit: float | None = None, final_strategy: str = "empirical",
                  seed: int | None = None, evaluator=None):
         super().__init__()
-        if player_id not in (0, 1):
-            raise ValueError(f"player_id must be 0 or 1, got {player_id!r}")
-        if iterations is None and time_limit is None:
-            raise ValueError("give a budget: iterations, time_limit, or both")
-        if iterations is not None and (isinstance(iterations, bool) or
-                                       not isinstance(iterations, int) or iterations < 1):
-            raise ValueError(f"iterations must be a positive integer, got {iterations!r}")
-        if time_limit is not None and (isinstance(time_limit, bool) or
-                                       not isinstance(time_limit, (int, float)) or
-                                       not time_limit > 0):
-            raise ValueError(f"time_limit must be a positive number of seconds, "
-                             f"got {time_limit!r}")
+        checks.check_player_id(player_id)
+        iterations, time_limit = checks.check_budget(iterations, time_limit)
         self._rng = random.Random(seed)
         self._search = SMMCTS(game, selector=selector, gamma=gamma, c=c,
                               final_strategy=final_strategy, evaluator=evaluator,

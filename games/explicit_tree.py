@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 import pyspiel
 
-from smmcts_spiel import matrix_tree as mt
+from smmcts_spiel import trees as mt
 from smmcts_spiel.games import simultaneous
 
 _NUM_PLAYERS = 2

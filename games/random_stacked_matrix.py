@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import pyspiel
 
-from smmcts_spiel import matrix_tree as mt
+from smmcts_spiel import trees as mt
 from smmcts_spiel.games import explicit_tree
 
 SHORT_NAME = "smmcts_random_stacked_matrix"

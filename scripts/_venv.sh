@@ -4,7 +4,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="$ROOT/.venv"
 PY="$VENV/bin/python"
-EXTRAS="${SMMCTS_EXTRAS:-test,fast,plot}"
+EXTRAS="${SMMCTS_EXTRAS:-test,plot}"
 if [ ! -x "$PY" ]; then
   echo "Creating $VENV" >&2
   python3 -m venv "$VENV"

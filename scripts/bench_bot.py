@@ -16,7 +16,7 @@ import pyspiel
 from absl import app, flags
 from open_spiel.python.algorithms import mcts
 
-from smmcts_spiel.search import SMMCTS
+from smmcts_spiel.search.smmcts import SMMCTS
 
 _GAME = flags.DEFINE_string("game", "goofspiel(num_cards=6,points_order=descending,"
                             "imp_info=False)", "Simultaneous-move game to search.")

@@ -19,8 +19,10 @@ from absl import app, flags
 from open_spiel.python.algorithms import mcts
 
 import smmcts_spiel  # noqa: F401  (registers the games)
-from smmcts_spiel import fast, solver
-from smmcts_spiel.search import SMMCTS
+from smmcts_spiel import trees
+from smmcts_spiel.exact import solver
+from smmcts_spiel.search import matrix_tree_engine as engine
+from smmcts_spiel.search.smmcts import SMMCTS
 
 _DEPTH = flags.DEFINE_integer("depth", 2, "Depth of the random stacked matrix game.")
 _BRANCHING = flags.DEFINE_integer("branching", 2, "Actions per player per stage.")
@@ -48,12 +50,12 @@ def main(argv):
     game = pyspiel.load_game("smmcts_random_stacked_matrix",
                              {"depth": _DEPTH.value, "branching": _BRANCHING.value,
                               "seed": _SEED.value})
-    flat = fast.flatten(game.tree)
+    flat = trees.flatten(game.tree)
     value = solver.tree_value(game.tree)
     turn_based = pyspiel.convert_to_turn_based(game)
 
     def fast_search(seed, iterations=_FAST_ITERATIONS.value):
-        fast.exploitability_curves(flat, _SELECTOR.value, checkpoints=[iterations],
+        engine.exploitability_curves(flat, _SELECTOR.value, checkpoints=[iterations],
                                    seeds=[_SEED.value * 1000 + seed], game_value=value)
 
     def generic_search(seed):

@@ -19,8 +19,8 @@ import pyspiel
 from absl import app, flags
 from open_spiel.python.algorithms import ismcts, mcts
 
-from smmcts_spiel import mmcts
-from smmcts_spiel.mmcts_phantom_ttt import PhantomTTTMultipleTreeSearch
+from smmcts_spiel.search import mmcts
+from smmcts_spiel.search.mmcts_phantom_ttt import PhantomTTTMultipleTreeSearch
 
 FLAGS = flags.FLAGS
 flags.DEFINE_integer("iterations", 2_000_000, "MMCTS iterations timed on the array engine.")

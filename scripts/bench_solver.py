@@ -31,8 +31,11 @@ from open_spiel.python.algorithms import exploitability as openspiel_exploitabil
 from open_spiel.python.algorithms import sequence_form_lp
 
 import smmcts_spiel  # noqa: F401  (registers the smmcts_ games)
-from smmcts_spiel import exploitability, solver
-from smmcts_spiel.random_strategies import RandomInformationStateStrategy, random_tabular_policy
+from smmcts_spiel.exact import exploitability, solver
+from smmcts_spiel.exact.random_strategies import (
+    RandomInformationStateStrategy,
+    random_tabular_policy,
+)
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("goofspiel", "goofspiel(num_cards=4,points_order=descending,imp_info=False)",

@@ -20,7 +20,8 @@ import time
 
 from absl import app, flags
 
-from smmcts_spiel import experiments, fast
+from smmcts_spiel import experiments
+from smmcts_spiel.search import matrix_tree_engine as engine
 
 _GAMES = flags.DEFINE_integer("games", 100, "Random games per setting.", lower_bound=1)
 _RUNS = flags.DEFINE_integer("runs", 100, "Runs of each method per game.", lower_bound=1)
@@ -133,7 +134,7 @@ def main(argv):
     if len(argv) > 1:
         raise app.UsageError(f"unexpected arguments: {argv[1:]}")
     start = time.time()
-    checkpoints = fast.log_checkpoints(_ITERATIONS.value, _PER_DECADE.value).tolist()
+    checkpoints = engine.log_checkpoints(_ITERATIONS.value, _PER_DECADE.value).tolist()
     params = {
         "games": _GAMES.value, "runs": _RUNS.value, "iterations": _ITERATIONS.value,
         "checkpoints": checkpoints, "methods": _METHODS.value, "seed": _SEED.value,

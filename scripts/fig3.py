@@ -28,7 +28,9 @@ import time
 import numpy as np
 from absl import app, flags
 
-from smmcts_spiel import experiments, fast, matrix_tree, solver
+from smmcts_spiel import experiments, trees
+from smmcts_spiel.exact import solver
+from smmcts_spiel.search import matrix_tree_engine as engine
 
 PAPER_FLOORS = {"WC_RM": 0.0119, "WC_RMM": 0.0367}
 
@@ -101,7 +103,7 @@ def best(codes: np.ndarray, mean_e1: np.ndarray, count: int) -> np.ndarray:
     return np.array(sorted(keep), dtype=np.int64)
 
 
-def describe(root: matrix_tree.MatrixStage) -> str:
+def describe(root: trees.MatrixStage) -> str:
     lines = []
     for row in root.children:
         cells = ["[" + "; ".join(" ".join(f"{v:g}" for v in r) for r in sub.children) + "]"
@@ -159,7 +161,7 @@ def main(argv):
     experiments.check_params(_RESULTS_DIR.value, params)
     timings = {}
 
-    codes = experiments.grid_game_codes()
+    codes = trees.grid_game_codes()
     if _MAX_GAMES.value is not None:
         codes = codes[:_MAX_GAMES.value]
     stage_start = time.time()
@@ -175,12 +177,12 @@ def main(argv):
     for m, name in enumerate(["WC_RM", "WC_RMM"]):
         order = np.lexsort((finalists, -mean3[m]))
         code = int(finalists[order[0]])
-        root = experiments.grid_game(code)
+        root = trees.grid_game(code)
         games[name] = root
         ranking[name] = [{"code": int(finalists[k]), "rm": float(mean3[0, k]),
                           "rmm": float(mean3[1, k])} for k in order[:10]]
         k = order[0]
-        matrix_tree.dump(matrix_tree.MatrixTree(root, {
+        trees.dump(trees.MatrixTree(root, {
             "name": name,
             "note": (f"Worst of {len(codes)} depth-2 BF-2 games with utilities in {{0, 0.5, 1}} "
                      f"(up to row/column permutations) for {name[3:]} with gamma "
@@ -193,13 +195,13 @@ def main(argv):
               for name, root in games.items()}
 
     stage_start = time.time()
-    checkpoints = fast.log_checkpoints(_CURVE_ITERATIONS.value, _PER_DECADE.value).tolist()
+    checkpoints = engine.log_checkpoints(_CURVE_ITERATIONS.value, _PER_DECADE.value).tolist()
     jobs = {}
     for g, (name, root) in enumerate(games.items()):
         for method in _CURVE_METHODS.value:
             for first in range(0, _CURVE_RUNS.value, _CURVE_CHUNK.value):
                 jobs[f"{name}_{method}_runs{first:05d}"] = dict(
-                    game={"json": matrix_tree.to_json(root)}, method=method, gamma=_GAMMA.value,
+                    game={"json": trees.to_json(root)}, method=method, gamma=_GAMMA.value,
                     checkpoints=checkpoints, base_seed=_SEED.value + 3, game_index=g,
                     runs=min(_CURVE_CHUNK.value, _CURVE_RUNS.value - first), first_run=first)
     results = run(experiments.curves_job, jobs, "curves")

@@ -33,10 +33,10 @@ from open_spiel.python.algorithms import evaluate_bots
 from scipy import stats
 from tqdm import tqdm
 
-from smmcts_spiel import mmcts
 from smmcts_spiel.bots import BeliefSamplerBot, MMCTSBot
 from smmcts_spiel.bots.belief_sampler import ismcts_bot
-from smmcts_spiel.mmcts_phantom_ttt import PhantomTTTMultipleTreeSearch
+from smmcts_spiel.search import mmcts
+from smmcts_spiel.search.mmcts_phantom_ttt import PhantomTTTMultipleTreeSearch
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("game", "phantom_ttt", "Classical Phantom Tic-Tac-Toe game string.")
@@ -44,7 +44,7 @@ flags.DEFINE_integer("num_games", 1000, "Games per ordered pair of bots.", lower
 flags.DEFINE_integer("ismcts_num_games", None, "Games per ordered pair involving ISMCTS "
                      "(default: --num_games).", lower_bound=1)
 flags.DEFINE_list("mmcts", ["500K:exp3_no_exploration", "5M:exp3_no_exploration",
-                            "50M:exp3_no_exploration", "50M:average"],
+                            "50M:exp3_no_exploration", "50M:empirical"],
                   "MMCTS bots as ITERATIONS:FINAL_POLICY (K and M suffixes allowed); all "
                   "are snapshots of one training run.")
 flags.DEFINE_float("gamma", 0.05, "Exp3 exploration probability of the MMCTS training.")
@@ -86,7 +86,7 @@ def bot_specs() -> dict[str, tuple]:
     specs = {}
     for spec in FLAGS.mmcts:
         count, _, policy = spec.partition(":")
-        policy = mmcts.check_final_policy(policy or "average")
+        policy = mmcts.check_final_strategy(policy or "empirical")
         iterations = parse_count(count)
         specs[f"MMCTS-{short_count(iterations)}-{policy}"] = ("mmcts", iterations, policy)
     for name in FLAGS.baselines:
@@ -101,8 +101,8 @@ def bot_specs() -> dict[str, tuple]:
 def make_bot(game, name: str, player: int, seed: int):
     kind = _BOTS[name]
     if kind[0] == "mmcts":
-        return MMCTSBot(game, player, iterations=0, search=_SEARCHES[kind[1]],
-                        final_policy=kind[2], seed=seed)
+        return MMCTSBot(game, player, training_iterations=0, search=_SEARCHES[kind[1]],
+                        final_strategy=kind[2], seed=seed)
     if kind[0] == "Random":
         return pyspiel.make_uniform_random_bot(player, seed)
     if kind[0] == "BeliefSampler":

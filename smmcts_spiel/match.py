@@ -25,8 +25,8 @@ from open_spiel.python.algorithms import mcts
 from open_spiel.python.algorithms.evaluate_bots import evaluate_bots
 from tqdm.auto import tqdm
 
+from smmcts_spiel import checks
 from smmcts_spiel.bots.smmcts_bot import SMMCTSBot
-from smmcts_spiel.search import check_game
 
 BOT_KINDS = ("smmcts", "mcts", "random", "cpp")
 _SMMCTS_PARAMS = ("selector", "gamma", "c", "iterations", "time_limit", "final_strategy")
@@ -160,7 +160,7 @@ def play_match(game: pyspiel.Game, bot_a: str, bot_b: str, num_games: int, seed:
     Returns are relative to the game's zero point, so for a constant-sum game A's
     "return" is its utility minus half the utility sum.
     """
-    check_game(game, "a match")
+    checks.check_game(game, "a match")
     if num_games < 1:
         raise ValueError(f"num_games must be >= 1, got {num_games}")
     rng = random.Random(seed)

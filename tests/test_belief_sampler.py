@@ -5,9 +5,10 @@ import pyspiel
 import pytest
 from open_spiel.python.algorithms import evaluate_bots, minimax
 
-from smmcts_spiel import phantom_ttt_arrays, tic_tac_toe_solver
 from smmcts_spiel.bots import BeliefSamplerBot
 from smmcts_spiel.bots.belief_sampler import WorldResampler, ismcts_bot, sample_board
+from smmcts_spiel.exact import tic_tac_toe
+from smmcts_spiel.games import phantom_ttt_rules
 
 PHANTOM = pyspiel.load_game("phantom_ttt")
 
@@ -32,26 +33,26 @@ def test_solver_agrees_with_openspiel_alpha_beta_on_tic_tac_toe():
         for turn, cell in enumerate(state.history()):
             board[cell] = turn % 2 + 1
         value, best = minimax.alpha_beta_search(game, state.clone(), maximizing_player_id=player)
-        assert tic_tac_toe_solver.value(tuple(board), player) == value
-        assert best in tic_tac_toe_solver.optimal_moves(board, player)
+        assert tic_tac_toe.value(tuple(board), player) == value
+        assert best in tic_tac_toe.optimal_moves(board, player)
         checked += 1
     assert checked > 100
 
 
 def test_empty_board_is_a_draw_where_every_opening_is_optimal():
-    assert tic_tac_toe_solver.value((0,) * 9, 0) == 0
-    assert tic_tac_toe_solver.optimal_moves([0] * 9, 0) == list(range(9))
+    assert tic_tac_toe.value((0,) * 9, 0) == 0
+    assert tic_tac_toe.optimal_moves([0] * 9, 0) == list(range(9))
     # x x . / o o . / . . . with x to move: only completing the top row keeps the win.
-    assert tic_tac_toe_solver.optimal_moves([1, 1, 0, 2, 2, 0, 0, 0, 0], 0) == [2]
-    assert tic_tac_toe_solver.value((1, 1, 0, 2, 2, 0, 0, 0, 0), 0) == 1
+    assert tic_tac_toe.optimal_moves([1, 1, 0, 2, 2, 0, 0, 0, 0], 0) == [2]
+    assert tic_tac_toe.value((1, 1, 0, 2, 2, 0, 0, 0, 0), 0) == 1
 
 
 def test_true_board_is_always_among_the_consistent_boards():
     for state in random_states(PHANTOM, 200, seed=1):
         player = state.current_player()
-        rep = phantom_ttt_arrays.replay(state.history())
-        known = phantom_ttt_arrays.own_view_board(rep, player)
-        boards = phantom_ttt_arrays.consistent_boards(known, player)
+        rep = phantom_ttt_rules.replay(state.history())
+        known = phantom_ttt_rules.own_view_board(rep, player)
+        boards = phantom_ttt_rules.consistent_boards(known, player)
         assert any(np.array_equal(b, rep.board) for b in boards)
         for b in boards:  # every candidate agrees with what the player knows
             assert np.all(b[known != 0] == known[known != 0])
@@ -66,7 +67,7 @@ def test_belief_sampler_never_plays_a_cell_it_knows_is_taken(seat):
         state = PHANTOM.new_initial_state()
         while not state.is_terminal():
             if state.current_player() == seat:
-                rep = phantom_ttt_arrays.replay(state.history())
+                rep = phantom_ttt_rules.replay(state.history())
                 action = bot.step(state)
                 assert not rep.views[seat] >> action & 1
                 moves += 1
@@ -83,11 +84,11 @@ def test_belief_sampler_plays_optimally_when_it_knows_every_mark():
         for state in random_states(PHANTOM, 800, seed=3 + seat):
             if state.current_player() != seat:
                 continue
-            rep = phantom_ttt_arrays.replay(state.history())
-            known = phantom_ttt_arrays.own_view_board(rep, seat)
+            rep = phantom_ttt_rules.replay(state.history())
+            known = phantom_ttt_rules.own_view_board(rep, seat)
             if not np.array_equal(known, rep.board):
                 continue
-            optimal = tic_tac_toe_solver.optimal_moves(rep.board, seat)
+            optimal = tic_tac_toe.optimal_moves(rep.board, seat)
             for _ in range(3):
                 assert bot.step(state) in optimal
             checked += 1
@@ -124,7 +125,7 @@ def test_world_resampler_gives_states_the_player_cannot_tell_apart():
         assert world.current_player() == player
         assert world.information_state_string(player) == state.information_state_string(player)
         board = sample_board(state, player, rng)
-        assert not phantom_ttt_arrays.has_line(board, 1)
+        assert not phantom_ttt_rules.has_line(board, 1)
 
 
 def test_ismcts_with_world_resampler_plays_phantom_ttt():
@@ -146,17 +147,17 @@ def test_bad_seat_and_bad_boards_are_value_errors():
     with pytest.raises(ValueError, match="player_id"):
         BeliefSamplerBot(PHANTOM, 2)
     with pytest.raises(ValueError, match="already over"):
-        tic_tac_toe_solver.optimal_moves([1, 1, 1, 2, 2, 0, 0, 0, 0], 1)
+        tic_tac_toe.optimal_moves([1, 1, 1, 2, 2, 0, 0, 0, 0], 1)
     with pytest.raises(ValueError, match="9 cells"):
-        tic_tac_toe_solver.optimal_moves([0] * 8, 0)
+        tic_tac_toe.optimal_moves([0] * 8, 0)
 
 
 def test_sampling_for_a_player_not_to_move_is_a_value_error():
     rng = np.random.default_rng(0)
     with pytest.raises(ValueError, match="not to move"):
-        phantom_ttt_arrays.sample_world([4], 0, rng)
+        phantom_ttt_rules.sample_world([4], 0, rng)
     with pytest.raises(ValueError, match="illegal action"):
-        phantom_ttt_arrays.replay([4, 4, 4])  # o already knows 4 is taken
+        phantom_ttt_rules.replay([4, 4, 4])  # o already knows 4 is taken
     with pytest.raises(ValueError, match="consistent"):
         known = np.array([2, 2, 0, 0, 0, 0, 0, 0, 0], np.int8)  # x to move, 2 o, 0 x
-        phantom_ttt_arrays.consistent_boards(known, 0)
+        phantom_ttt_rules.consistent_boards(known, 0)

@@ -9,13 +9,15 @@ import sys
 import numpy as np
 import pytest
 
-from smmcts_spiel import experiments, fast, matrix_tree, solver
+from smmcts_spiel import experiments, trees
+from smmcts_spiel.exact import solver
+from smmcts_spiel.search import matrix_tree_engine as engine
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def curve_jobs(games=2, runs=3, iterations=300):
-    checkpoints = fast.log_checkpoints(iterations, 4).tolist()
+    checkpoints = engine.log_checkpoints(iterations, 4).tolist()
     return {f"{method}_game{g}": dict(
         game={"random": dict(depth=2, branching=2, base_seed=5, game_index=g)},
         method=method, gamma=0.1, checkpoints=checkpoints, base_seed=5, game_index=g,
@@ -111,7 +113,7 @@ def test_mean_curve_uses_games_as_sampling_units():
 
 
 def leaves(root):
-    return [float(x) for x in matrix_tree.iter_nodes(root) if matrix_tree.is_leaf(x)]
+    return [float(x) for x in trees.iter_nodes(root) if trees.is_leaf(x)]
 
 
 def symmetric_variants(root):
@@ -129,7 +131,7 @@ def symmetric_variants(root):
 
 
 def test_grid_games_are_one_per_symmetry_class():
-    codes = experiments.grid_game_codes()
+    codes = trees.grid_game_codes()
     # Burnside: 27 classes of 2 x 2 stages over {0, .5, 1} ((81 + 3 * 9) / 4), and the root
     # arranges four of them up to its own row / column swaps.
     assert len(codes) == (27 ** 4 + 3 * 27 ** 2) // 4
@@ -137,21 +139,21 @@ def test_grid_games_are_one_per_symmetry_class():
     sample = rng.choice(codes, size=100, replace=False)
     canonical = set()
     for code in sample:
-        root = experiments.grid_game(int(code))
+        root = trees.grid_game(int(code))
         assert set(leaves(root)) <= {0.0, 0.5, 1.0} and len(leaves(root)) == 16
         canonical.add(min(symmetric_variants(root)))
     assert len(canonical) == len(sample)  # no two codes describe equivalent games
     with pytest.raises(ValueError, match="code"):
-        experiments.grid_game(-1)
+        trees.grid_game(-1)
 
 
 def test_screen_ranks_games_by_mean_exploitability():
-    codes = experiments.grid_game_codes()[::3000]
+    codes = trees.grid_game_codes()[::3000]
     result = experiments.screen_job(codes, ["rm", "rmm"], 0.05, 200, 3, 0)
     assert result["mean_e1"].shape == (2, len(codes))
     # A game with constant utilities cannot be exploited.
     constant = [k for k, c in enumerate(codes)
-                if len(set(leaves(experiments.grid_game(int(c))))) == 1]
+                if len(set(leaves(trees.grid_game(int(c))))) == 1]
     assert constant and np.allclose(result["mean_e1"][:, constant], 0.0)
     assert result["mean_e1"].max() > 0.01
 
@@ -161,7 +163,7 @@ def test_screen_ranks_games_by_mean_exploitability():
 
 
 def test_floor_of_a_dominant_action_is_the_explored_mass_times_the_gap():
-    game = matrix_tree.matrix_game([[1.0, 1.0], [0.0, 0.0]])
+    game = trees.matrix_game([[1.0, 1.0], [0.0, 0.0]])
     floors = experiments.exploration_floors(game, 0.05)
     assert floors["mixed_equilibrium"] == pytest.approx(0.025)
     assert floors["best_explorative"] == pytest.approx(0.025)
@@ -171,7 +173,7 @@ def test_floor_of_a_mixed_equilibrium_depends_on_how_the_exploration_is_mixed():
     # Equilibrium (0.9, 0.1) with value 0.1. Mixed with 5% uniform exploration it becomes
     # (0.88, 0.12): the column player answers with min(0.88 / 9, 0.12). An explorative
     # strategy can still play (0.9, 0.1) exactly, so its best floor is 0.
-    game = matrix_tree.matrix_game([[1 / 9, 0.0], [0.0, 1.0]])
+    game = trees.matrix_game([[1 / 9, 0.0], [0.0, 1.0]])
     floors = experiments.exploration_floors(game, 0.05)
     assert floors["mixed_equilibrium"] == pytest.approx(0.1 - 0.88 / 9)
     assert floors["best_explorative"] == pytest.approx(0.0, abs=1e-12)
@@ -181,8 +183,8 @@ def test_floor_of_a_two_stage_game_by_hand():
     # Root [[A, 0], [0, A]] with A = [[1, 1], [0, 0]] (value 1): v* = 0.5, root mixed
     # (0.5, 0.5). In A, 5% exploration loses 0.025: A is worth 0.975 to the explored
     # strategy, and the root then guarantees 0.975 / 2.
-    sub = matrix_tree.matrix_game([[1.0, 1.0], [0.0, 0.0]])
-    game = matrix_tree.MatrixStage(((sub, 0.0), (0.0, sub)))
+    sub = trees.matrix_game([[1.0, 1.0], [0.0, 0.0]])
+    game = trees.MatrixStage(((sub, 0.0), (0.0, sub)))
     floors = experiments.exploration_floors(game, 0.05)
     assert floors["mixed_equilibrium"] == pytest.approx(0.5 - 0.975 / 2)
     assert floors["best_explorative"] == pytest.approx(0.5 - 0.975 / 2)
@@ -190,9 +192,9 @@ def test_floor_of_a_two_stage_game_by_hand():
 
 def test_exploration_floor_bounds_what_rm_reaches():
     """RM's empirical frequencies explore too, so they end near the floor, not below."""
-    game = matrix_tree.matrix_game([[1.0, 1.0], [0.0, 0.0]])
-    result = fast.exploitability_curves(
-        fast.flatten(game), "rm", checkpoints=[20_000], seeds=fast.run_seeds(0, 0, 5),
+    game = trees.matrix_game([[1.0, 1.0], [0.0, 0.0]])
+    result = engine.exploitability_curves(
+        trees.flatten(game), "rm", checkpoints=[20_000], seeds=engine.run_seeds(0, 0, 5),
         game_value=1.0)
     floor = experiments.exploration_floors(game, 0.05)["mixed_equilibrium"]
     assert result.e1.mean() == pytest.approx(floor, abs=2e-3)
@@ -209,12 +211,12 @@ WORST = {name: os.path.join(ROOT, "data", f"{name}.json") for name in ("wc_rm", 
                     reason="data/wc_rm.json and data/wc_rmm.json are written by scripts/fig3.py")
 def test_worst_games_rm_is_not_slower_than_rmm_and_approaches_the_floor():
     for name, path in WORST.items():
-        root = matrix_tree.load(path).root
+        root = trees.load(path).root
         floor = experiments.exploration_floors(root, 0.05)["mixed_equilibrium"]
-        flat = fast.flatten(root)
+        flat = trees.flatten(root)
         checkpoints = [1_000, 30_000]
-        seeds = fast.run_seeds(1, 0, 30)
-        rm, rmm = (fast.exploitability_curves(flat, method, checkpoints=checkpoints,
+        seeds = engine.run_seeds(1, 0, 30)
+        rm, rmm = (engine.exploitability_curves(flat, method, checkpoints=checkpoints,
                                               seeds=seeds, game_value=solver.tree_value(root))
                    for method in ("rm", "rmm"))
         se = np.sqrt(rm.e1.var(axis=0) / 30 + rmm.e1.var(axis=0) / 30)
@@ -265,7 +267,7 @@ def test_fig3_small_run_finds_worst_games_and_their_floors(tmp_path):
     floors = read_csv(f"{out}_floors.csv")
     assert [r["game"] for r in floors] == ["WC_RM", "WC_RMM"]
     for row in floors:
-        root = matrix_tree.load(tmp_path / f"{row['game'].lower()}.json").root
+        root = trees.load(tmp_path / f"{row['game'].lower()}.json").root
         assert float(row["floor_mixed_equilibrium"]) == pytest.approx(
             experiments.exploration_floors(root, 0.05)["mixed_equilibrium"])
         assert float(row["game_value"]) == pytest.approx(solver.tree_value(root))

@@ -11,18 +11,20 @@ import pyspiel
 import pytest
 
 import smmcts_spiel  # noqa: F401  (registers the games)
-from smmcts_spiel import fast, solver
-from smmcts_spiel.search import SMMCTS
+from smmcts_spiel import trees
+from smmcts_spiel.exact import solver
+from smmcts_spiel.search import matrix_tree_engine as engine
+from smmcts_spiel.search.smmcts import SMMCTS
 
 RUNS = 100
 CHECKPOINTS = [10, 100, 1_000, 10_000]
 
 
-def generic_strategy(search: SMMCTS, game, flat: fast.FlatTree) -> np.ndarray:
+def generic_strategy(search: SMMCTS, game, flat: trees.FlatTree) -> np.ndarray:
     """Player 1's final strategy of ``search`` in the fast engine's slot layout."""
     strategy = np.zeros(flat.num_p1_slots)
-    for h, (path, _) in enumerate(solver.iter_paths(game.tree.root)):
-        if flat.kind[h] != fast.MATRIX:
+    for h, (path, _) in enumerate(trees.iter_paths(game.tree.root)):
+        if flat.kind[h] != trees.MATRIX:
             continue
         state = game.new_initial_state()
         for step in path:
@@ -38,7 +40,7 @@ def generic_strategy(search: SMMCTS, game, flat: fast.FlatTree) -> np.ndarray:
 
 
 def generic_curves(game, selector: str) -> np.ndarray:
-    flat = fast.flatten(game.tree)
+    flat = trees.flatten(game.tree)
     value = solver.tree_value(game.tree)
     e1 = np.zeros((RUNS, len(CHECKPOINTS)))
     for r in range(RUNS):
@@ -47,7 +49,7 @@ def generic_curves(game, selector: str) -> np.ndarray:
         for c, t in enumerate(CHECKPOINTS):
             search.run(game.new_initial_state(), t - done)
             done = t
-            e1[r, c] = fast.exploitability(flat, generic_strategy(search, game, flat), value)
+            e1[r, c] = engine.exploitability(flat, generic_strategy(search, game, flat), value)
     return e1
 
 
@@ -60,9 +62,9 @@ def generic_curves(game, selector: str) -> np.ndarray:
 ])
 def test_mean_exploitability_curves_agree(params, selector):
     game = pyspiel.load_game("smmcts_random_stacked_matrix", params)
-    ours = fast.exploitability_curves(
-        fast.flatten(game.tree), selector, gamma=0.05, checkpoints=CHECKPOINTS,
-        seeds=fast.run_seeds(0, 0, RUNS), game_value=solver.tree_value(game.tree)).e1
+    ours = engine.exploitability_curves(
+        trees.flatten(game.tree), selector, gamma=0.05, checkpoints=CHECKPOINTS,
+        seeds=engine.run_seeds(0, 0, RUNS), game_value=solver.tree_value(game.tree)).e1
     theirs = generic_curves(game, selector)
     se = np.sqrt(ours.var(axis=0, ddof=1) / RUNS + theirs.var(axis=0, ddof=1) / RUNS)
     diff = ours.mean(axis=0) - theirs.mean(axis=0)

@@ -7,7 +7,7 @@ from open_spiel.python import policy
 from open_spiel.python.algorithms import exploitability, sequence_form_lp
 
 import smmcts_spiel  # noqa: F401  (registers the games)
-from smmcts_spiel import matrix_tree as mt
+from smmcts_spiel import trees as mt
 from smmcts_spiel.games import explicit_tree
 from smmcts_spiel.games import matrix_tree as matrix_tree_game
 
@@ -175,14 +175,14 @@ def test_clone_does_not_copy_the_tree():
 def test_compact_form_round_trips_random_trees_exactly():
     for seed in range(5):
         root = mt.random_stacked_matrix(2, 3, 2, chance_branching=2 * (seed % 2), seed=seed)
-        text = matrix_tree_game.format_compact(root)
-        assert matrix_tree_game.parse_compact(text).root == root
+        text = mt.format_compact(root)
+        assert mt.parse_compact(text).root == root
         assert matrix_tree_game.load_tree_game(root).tree.root == root
 
 
 def test_compact_form_accepts_semicolons_and_fractions():
-    a = matrix_tree_game.parse_compact("{1/4:[[1;0];[0;1]];3/4:0.5}")
-    b = matrix_tree_game.parse_compact("{0.25:[[1 0] [0 1]] 0.75:0.5}")
+    a = mt.parse_compact("{1/4:[[1;0];[0;1]];3/4:0.5}")
+    b = mt.parse_compact("{0.25:[[1 0] [0 1]] 0.75:0.5}")
     assert a == b
 
 

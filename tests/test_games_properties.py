@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from open_spiel.python.observation import INFO_STATE_OBS_TYPE, make_observation
 
 import smmcts_spiel  # noqa: F401  (registers the games)
-from smmcts_spiel import matrix_tree as mt
+from smmcts_spiel import trees as mt
 from smmcts_spiel.games import goofspiel
 from smmcts_spiel.games import matrix_tree as matrix_tree_game
 

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from smmcts_spiel.matrix_game import solve_matrix_game
+from smmcts_spiel.exact.matrix_game import solve_matrix_game
 
 
 def assert_equilibrium(a, sol, tol=1e-7):
@@ -69,7 +69,7 @@ def test_bad_input():
               elements=st.sampled_from([0.0, 0.5, 1.0, 2.0])))
 def test_small_simplex_agrees_with_highs_on_degenerate_games(a):
     # Few distinct payoffs make ties, degenerate pivots and non-unique equilibria.
-    from smmcts_spiel.matrix_game import _linear_program, _small_simplex
+    from smmcts_spiel.exact.matrix_game import _linear_program, _small_simplex
 
     fast = _small_simplex(a)
     assert fast is not None

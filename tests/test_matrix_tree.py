@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from smmcts_spiel import matrix_tree as mt
+from smmcts_spiel import trees as mt
 
 
 def test_same_seed_same_game_and_different_seed_different_game():

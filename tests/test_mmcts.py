@@ -8,10 +8,11 @@ import pytest
 from open_spiel.python import policy as policy_lib
 from open_spiel.python.algorithms import evaluate_bots, exploitability
 
-from smmcts_spiel import mmcts, phantom_ttt_arrays
 from smmcts_spiel.bots import MMCTSBot
 from smmcts_spiel.bots.mmcts_bot import make_search
-from smmcts_spiel.mmcts_phantom_ttt import PhantomTTTMultipleTreeSearch
+from smmcts_spiel.games import phantom_ttt_rules
+from smmcts_spiel.search import mmcts
+from smmcts_spiel.search.mmcts_phantom_ttt import PhantomTTTMultipleTreeSearch
 
 PHANTOM = pyspiel.load_game("phantom_ttt")
 # OpenSpiel's C++ game and the package's registered Python one: same rules, other strings.
@@ -32,7 +33,7 @@ def random_histories(game, num_games, seed):
 @pytest.mark.parametrize("name", PHANTOM_GAMES)
 def test_array_rules_match_the_pyspiel_games_move_by_move(name):
     for state in random_histories(pyspiel.load_game(name), 300, seed=1):
-        rep = phantom_ttt_arrays.replay(state.history())
+        rep = phantom_ttt_rules.replay(state.history())
         assert rep.current_player == state.current_player()
         if state.is_terminal():
             assert rep.returns == tuple(state.returns())
@@ -44,7 +45,7 @@ def test_array_rules_match_the_pyspiel_games_move_by_move(name):
             continue
         # The refused cells and own marks are exactly what the player's view string shows.
         shown = state.information_state_string(player).replace("\n", "")[:9]
-        known = phantom_ttt_arrays.own_view_board(rep, player)
+        known = phantom_ttt_rules.own_view_board(rep, player)
         assert "".join(".xo"[m] for m in known) == shown
 
 
@@ -138,7 +139,7 @@ def test_same_seed_same_trees_different_seed_different_trees():
 def test_bot_plays_phantom_ttt_through_evaluate_bots(engine, name):
     game = pyspiel.load_game(name)
     search = make_search(game, gamma=0.1, seed=0, engine=engine)
-    bots = [MMCTSBot(game, p, iterations=1000 * (1 - p), search=search, seed=p,
+    bots = [MMCTSBot(game, p, training_iterations=1000 * (1 - p), search=search, seed=p,
                      train_from="root") for p in (0, 1)]
     assert search.iterations == 1000
     rng = np.random.RandomState(0)
@@ -151,7 +152,7 @@ def test_bot_plays_phantom_ttt_through_evaluate_bots(engine, name):
 
 
 def test_bot_keeps_training_from_its_information_state_during_play():
-    bot = MMCTSBot(PHANTOM, 1, iterations=100, iterations_per_move=500, seed=0)
+    bot = MMCTSBot(PHANTOM, 1, training_iterations=100, iterations=500, seed=0)
     state = PHANTOM.new_initial_state()
     state.apply_action(4)
     state.apply_action(4)  # o is refused at the centre and must move again
@@ -190,7 +191,7 @@ def test_generic_engine_handles_chance_and_lowers_kuhn_nash_conv():
         for player in (0, 1):
             node = search.trees[player].get(state_key)
             if node is not None:
-                probs = node.policy("average")
+                probs = node.policy("empirical")
                 tabular.action_probability_array[index] = 0
                 for action, prob in zip(node.legal_actions, probs, strict=True):
                     tabular.action_probability_array[index, action] = prob
@@ -202,13 +203,13 @@ def test_generic_engine_handles_chance_and_lowers_kuhn_nash_conv():
 @pytest.mark.parametrize("bad", [0, 0.0, -0.1, 1.5, "0.1", True])
 def test_bad_gamma_is_a_value_error(bad):
     with pytest.raises(ValueError, match="gamma"):
-        MMCTSBot(PHANTOM, 0, iterations=0, gamma=bad)
+        MMCTSBot(PHANTOM, 0, training_iterations=0, gamma=bad)
 
 
 @pytest.mark.parametrize("bad", [-1, 1.5, "10", None])
 def test_bad_iterations_is_a_value_error(bad):
     with pytest.raises(ValueError, match="iterations"):
-        MMCTSBot(PHANTOM, 0, iterations=bad)
+        MMCTSBot(PHANTOM, 0, training_iterations=bad)
 
 
 @pytest.mark.parametrize("name, message", [
@@ -218,7 +219,7 @@ def test_bad_iterations_is_a_value_error(bad):
 ])
 def test_games_outside_mmcts_scope_are_value_errors(name, message):
     with pytest.raises(ValueError, match=message):
-        MMCTSBot(pyspiel.load_game(name), 0, iterations=0)
+        MMCTSBot(pyspiel.load_game(name), 0, training_iterations=0)
 
 
 def test_array_engine_refuses_other_games():
@@ -237,7 +238,7 @@ def test_trained_mmcts_beats_random_as_first_player():
     rng = np.random.RandomState(0)
     wins = 0
     for game_index in range(200):
-        bots = [MMCTSBot(PHANTOM, 0, iterations=0, search=search, seed=game_index),
+        bots = [MMCTSBot(PHANTOM, 0, training_iterations=0, search=search, seed=game_index),
                 pyspiel.make_uniform_random_bot(1, game_index)]
         wins += evaluate_bots.evaluate_bots(PHANTOM.new_initial_state(), bots, rng)[0] > 0
     # Random vs Random wins about 59%; the poster's MMCTS-500K wins 67%.
@@ -247,15 +248,15 @@ def test_trained_mmcts_beats_random_as_first_player():
 def test_final_policies_are_counts_exp3_and_exp3_without_its_exploration():
     sums, counts, gamma = [3.0, -1.0, 10.0], [5, 0, 15], 0.3
     np.testing.assert_allclose(
-        mmcts.final_probabilities(sums, counts, gamma, "average"), [0.25, 0.0, 0.75])
+        mmcts.final_probabilities(sums, counts, gamma, "empirical"), [0.25, 0.0, 0.75])
     exp3 = mmcts.final_probabilities(sums, counts, gamma, "exp3")
     pure = mmcts.final_probabilities(sums, counts, gamma, "exp3_no_exploration")
     np.testing.assert_allclose((1 - gamma) * pure + gamma / 3, exp3)
     np.testing.assert_allclose(pure, np.exp(0.1 * np.array(sums)) / np.exp(0.1 * np.array(
         sums)).sum())
     np.testing.assert_allclose(
-        mmcts.final_probabilities(sums, [0, 0, 0], gamma, "average"), [1 / 3] * 3)
-    with pytest.raises(ValueError, match="final_policy"):
-        MMCTSBot(PHANTOM, 0, iterations=0, final_policy="greedy")
+        mmcts.final_probabilities(sums, [0, 0, 0], gamma, "empirical"), [1 / 3] * 3)
+    with pytest.raises(ValueError, match="final_strategy"):
+        MMCTSBot(PHANTOM, 0, training_iterations=0, final_strategy="greedy")
     with pytest.raises(ValueError, match="train_from"):
-        MMCTSBot(PHANTOM, 0, iterations=0, train_from="leaf")
+        MMCTSBot(PHANTOM, 0, training_iterations=0, train_from="leaf")

@@ -13,7 +13,7 @@ def run_olympiad(results_dir, *extra):
     return subprocess.run(
         [sys.executable, str(ROOT / "scripts" / "olympiad.py"), f"--results_dir={results_dir}",
          "--num_games=4", "--ismcts_num_games=2", "--ismcts_simulations=5", "--chunk=2",
-         "--num_workers=1", "--mmcts=2K:exp3_no_exploration,3K:average", *extra],
+         "--num_workers=1", "--mmcts=2K:exp3_no_exploration,3K:empirical", *extra],
         capture_output=True, text=True, timeout=300)
 
 
@@ -22,7 +22,7 @@ def test_olympiad_writes_every_ordered_pair_and_resumes(tmp_path):
     assert first.returncode == 0, first.stderr
     with open(tmp_path / "olympiad.csv") as f:
         rows = list(csv.DictReader(f))
-    names = ["MMCTS-2K-exp3_no_exploration", "MMCTS-3K-average", "Random", "BeliefSampler",
+    names = ["MMCTS-2K-exp3_no_exploration", "MMCTS-3K-empirical", "Random", "BeliefSampler",
              "ISMCTS"]
     assert sorted((r["first"], r["second"]) for r in rows) == sorted(
         (a, b) for a in names for b in names)

@@ -3,7 +3,8 @@
 import pyspiel
 import pytest
 
-from smmcts_spiel.search import SMMCTS, RandomRolloutEvaluator
+from smmcts_spiel.search.evaluators import RandomRolloutEvaluator
+from smmcts_spiel.search.smmcts import SMMCTS
 
 BIASED_RPS = pyspiel.create_matrix_game(
     "biased_rps", "Biased RPS", ["R", "P", "S"], ["R", "P", "S"],

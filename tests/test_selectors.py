@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from smmcts_spiel import selectors as sel
+from smmcts_spiel.search import selectors as sel
 
 
 def test_regret_matching_starts_uniform_and_follows_positive_regret():

@@ -6,7 +6,7 @@ import pytest
 from open_spiel.python.algorithms import exploitability as openspiel_exploitability
 from open_spiel.python.algorithms import minimax, sequence_form_lp
 
-from smmcts_spiel import solver
+from smmcts_spiel.exact import solver
 
 GOOFSPIEL = "goofspiel(imp_info=False,num_cards={cards},points_order={order}{extra})"
 SMALL_GAMES = [
@@ -125,7 +125,7 @@ def test_games_outside_the_solver_s_scope_are_refused(name, problem):
 
 
 def test_a_tree_given_to_the_game_solver_is_refused_with_a_pointer():
-    from smmcts_spiel.matrix_tree import matrix_game
+    from smmcts_spiel.trees import matrix_game
     with pytest.raises(ValueError, match="solve_tree"):
         solver.solve(matrix_game([[1.0, 0.0]]))
 

@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from smmcts_spiel import matrix_tree
-from smmcts_spiel.matrix_tree import ChanceStage, MatrixStage, matrix_game
-from smmcts_spiel.solver import iter_paths, solve_tree, tree_value
+from smmcts_spiel import trees
+from smmcts_spiel.exact.solver import solve_tree, tree_value
+from smmcts_spiel.trees import ChanceStage, MatrixStage, iter_paths, matrix_game
 
 
 def test_matching_pennies_in_unit_utilities_is_worth_one_half():
@@ -33,20 +33,20 @@ def test_two_stages_and_chance_by_hand():
 
 
 def test_nodes_are_in_iter_nodes_order_and_paths_lead_to_them():
-    tree = matrix_tree.random_stacked_matrix(2, 2, 3, chance_branching=2, seed=3)
+    tree = trees.random_stacked_matrix(2, 2, 3, chance_branching=2, seed=3)
     solution = solve_tree(tree)
     paths = [path for path, _ in iter_paths(tree)]
     assert list(solution.nodes) == paths
-    assert len(paths) == sum(1 for _ in matrix_tree.iter_nodes(tree))
-    for (path, node), leaf in zip(iter_paths(tree), matrix_tree.iter_nodes(tree), strict=True):
+    assert len(paths) == sum(1 for _ in trees.iter_nodes(tree))
+    for (path, node), leaf in zip(iter_paths(tree), trees.iter_nodes(tree), strict=True):
         assert node is leaf
-        if matrix_tree.is_leaf(node):
+        if trees.is_leaf(node):
             assert solution.nodes[path].value == node
 
 
 @pytest.mark.parametrize("depth,branching", [(1, 2), (2, 2), (2, 3), (3, 2), (3, 3)])
 def test_every_stage_strategy_pair_is_an_equilibrium_of_its_stage_game(depth, branching):
-    tree = matrix_tree.random_stacked_matrix(depth, branching, seed=depth * 10 + branching)
+    tree = trees.random_stacked_matrix(depth, branching, seed=depth * 10 + branching)
     solution = solve_tree(tree)
     for path, node in iter_paths(tree):
         if not isinstance(node, MatrixStage):
@@ -69,7 +69,7 @@ def test_exploration_mixes_each_strategy_with_uniform():
 
 
 def test_matrix_tree_wrapper_and_bad_nodes():
-    tree = matrix_tree.MatrixTree(matrix_game([[0.2, 0.8]]), {"name": "pure"})
+    tree = trees.MatrixTree(matrix_game([[0.2, 0.8]]), {"name": "pure"})
     assert tree_value(tree) == pytest.approx(0.2)
     assert solve_tree(tree).value == pytest.approx(0.2)
     with pytest.raises(ValueError, match="not a matrix tree node"):

@@ -15,12 +15,14 @@ is 1, a draw 0.5 and a loss 0 in Phantom Tic-Tac-Toe.
 
 Every random number is one ``rng.random()`` per decision (Exp3 sample, rollout move
 ``floor(u k)`` or chance outcome), in the order of play, so the array engine of
-:mod:`smmcts_spiel.mmcts_phantom_ttt` grows exactly the same trees from the same seed.
+:mod:`smmcts_spiel.search.mmcts_phantom_ttt` grows exactly the same trees from the same seed.
 
-The final strategy at a node is one of ``FINAL_POLICIES``: the average strategy
-(empirical frequencies ``n_a / n``, the choice of Lisy et al.), the current Exp3
-distribution, or the current Exp3 distribution without its ``gamma / K`` exploration
-(``softmax(eta x)``, which Exp3 would play if it had nothing left to learn).
+The final strategy at a node is one of ``FINAL_STRATEGIES``: ``empirical`` (visit
+frequencies ``n_a / n``, the choice of Lisy et al. and the meaning of ``empirical``
+everywhere in this package), ``exp3`` (the current Exp3
+distribution) or ``exp3_no_exploration`` (the current Exp3 distribution without its
+``gamma / K`` exploration, ``softmax(eta x)``, which Exp3 would play if it had nothing
+left to learn).
 """
 
 from __future__ import annotations
@@ -31,57 +33,41 @@ import numpy as np
 import pyspiel
 from tqdm import tqdm
 
-from smmcts_spiel import selectors
+from smmcts_spiel import checks
+from smmcts_spiel.search import selectors
 
-FINAL_POLICIES = ("average", "exp3", "exp3_no_exploration")
+FINAL_STRATEGIES = ("empirical", "exp3", "exp3_no_exploration")
 
 
 def check_game(game: pyspiel.Game) -> None:
     """Raises ValueError unless MMCTS applies: 2 players, zero-sum, sequential, infostates."""
-    game_type = game.get_type()
-    if game.num_players() != 2:
-        raise ValueError(f"MMCTS needs a two-player game; {game_type.short_name} has "
-                         f"{game.num_players()} players")
-    if game_type.utility != pyspiel.GameType.Utility.ZERO_SUM:
-        raise ValueError(f"MMCTS needs a zero-sum game; {game_type.short_name} is "
-                         f"{game_type.utility}")
-    if game_type.dynamics != pyspiel.GameType.Dynamics.SEQUENTIAL:
-        raise ValueError(f"MMCTS needs a sequential game; {game_type.short_name} is "
-                         f"{game_type.dynamics} (use pyspiel.convert_to_turn_based)")
-    if not game_type.provides_information_state_string:
-        raise ValueError(f"MMCTS indexes its trees by information state strings, which "
-                         f"{game_type.short_name} does not provide")
+    checks.check_game(game, "MMCTS", perfect_information=False, sequential_only=True,
+                      information_states=True, zero_sum_only=True)
 
 
-def check_iterations(iterations: int, name: str = "iterations") -> int:
-    if isinstance(iterations, bool) or not isinstance(iterations, (int, np.integer)) \
-            or iterations < 0:
-        raise ValueError(f"{name} must be an integer >= 0, got {iterations!r}")
-    return int(iterations)
+def check_final_strategy(final_strategy: str) -> str:
+    if final_strategy not in FINAL_STRATEGIES:
+        raise ValueError(f"final_strategy must be one of {FINAL_STRATEGIES}, "
+                         f"got {final_strategy!r}")
+    return final_strategy
 
 
-def check_final_policy(final_policy: str) -> str:
-    if final_policy not in FINAL_POLICIES:
-        raise ValueError(f"final_policy must be one of {FINAL_POLICIES}, got {final_policy!r}")
-    return final_policy
-
-
-def final_probabilities(reward_sums, counts, gamma: float, final_policy: str) -> np.ndarray:
+def final_probabilities(reward_sums, counts, gamma: float, final_strategy: str) -> np.ndarray:
     """The final strategy of one node from its Exp3 reward sums and visit counts."""
     reward_sums = np.asarray(reward_sums, dtype=np.float64)
     k = len(reward_sums)
-    if final_policy == "average":
+    if final_strategy == "empirical":
         counts = np.asarray(counts, dtype=np.float64)
         total = counts.sum()
         return counts / total if total > 0 else np.full(k, 1.0 / k)
     probs = selectors.exp3_probabilities(reward_sums, gamma, np.zeros(k))
-    if final_policy == "exp3":
+    if final_strategy == "exp3":
         return probs
-    if final_policy == "exp3_no_exploration":
+    if final_strategy == "exp3_no_exploration":
         # (1 - gamma) softmax + gamma / K = probs, solved for the softmax.
         weights = np.exp(gamma / k * (reward_sums - reward_sums.max()))
         return weights / weights.sum()
-    raise ValueError(f"final_policy must be one of {FINAL_POLICIES}, got {final_policy!r}")
+    raise ValueError(f"final_strategy must be one of {FINAL_STRATEGIES}, got {final_strategy!r}")
 
 
 def utility_scale(game: pyspiel.Game) -> float:
@@ -100,9 +86,9 @@ class InfoStateNode:
     bandit: selectors.Exp3Selector
     counts: list[int]
 
-    def policy(self, final_policy: str = "average") -> list[float]:
+    def policy(self, final_strategy: str = "empirical") -> list[float]:
         return final_probabilities(self.bandit.reward_sums, self.counts, self.bandit.gamma,
-                                   final_policy).tolist()
+                                   final_strategy).tolist()
 
 
 class MultipleTreeSearch:
@@ -129,7 +115,7 @@ class MultipleTreeSearch:
         drawn by ``from_state.resample_from_infostate`` for the player to move, which the
         game must implement (OpenSpiel's C++ phantom_ttt does not: use the array engine).
         """
-        iterations = check_iterations(iterations)
+        iterations = checks.check_count(iterations, "iterations")
         if from_state is not None and not from_state.is_terminal():
             player = from_state.current_player()
             try:
@@ -185,7 +171,7 @@ class MultipleTreeSearch:
         player = state.current_player() if player is None else player
         return self.trees[player].get(state.information_state_string(player))
 
-    def policy(self, state: pyspiel.State, final_policy: str = "average"
+    def policy(self, state: pyspiel.State, final_strategy: str = "empirical"
                ) -> tuple[list[tuple[int, float]], bool]:
         """The mover's strategy at ``state`` and whether it came from the tree.
 
@@ -195,6 +181,6 @@ class MultipleTreeSearch:
         legal = state.legal_actions()
         if node is None:
             return [(a, 1.0 / len(legal)) for a in legal], False
-        probs = node.policy(check_final_policy(final_policy))
+        probs = node.policy(check_final_strategy(final_strategy))
         return list(zip(node.legal_actions, probs, strict=True)), True
 

@@ -19,85 +19,21 @@ import random
 import time
 from collections.abc import Sequence
 
-import numpy as np
 import pyspiel
 from open_spiel.python import policy as policy_lib
 
-from smmcts_spiel.selectors import check_gamma, parse_selector, selector_factory
+from smmcts_spiel import checks
+from smmcts_spiel.search.evaluators import RandomRolloutEvaluator, sample_chance
+from smmcts_spiel.search.selectors import check_gamma, parse_selector, selector_factory
 
 FINAL_STRATEGIES = ("empirical", "average")
 
 _TERMINAL, _CHANCE, _DECISION = 0, 1, 2
 
 
-def check_game(game: pyspiel.Game, purpose: str = "SM-MCTS") -> None:
-    """Raise ValueError unless ``game`` is a two-player zero/constant-sum game we can search."""
-    game_type = game.get_type()
-    name = game_type.short_name
-    if game.num_players() != 2:
-        raise ValueError(f"{purpose} needs a two-player game; {name!r} has "
-                         f"{game.num_players()} players")
-    if game_type.utility not in (pyspiel.GameType.Utility.ZERO_SUM,
-                                 pyspiel.GameType.Utility.CONSTANT_SUM):
-        raise ValueError(f"{purpose} needs a zero-sum or constant-sum game; {name!r} is "
-                         f"{game_type.utility.name.lower().replace('_', '-')}")
-    if game_type.dynamics not in (pyspiel.GameType.Dynamics.SIMULTANEOUS,
-                                  pyspiel.GameType.Dynamics.SEQUENTIAL):
-        raise ValueError(f"{purpose} supports simultaneous and sequential games, not "
-                         f"{game_type.dynamics.name.lower()} ({name!r})")
-    if game_type.information not in (pyspiel.GameType.Information.PERFECT_INFORMATION,
-                                     pyspiel.GameType.Information.ONE_SHOT):
-        raise ValueError(f"{purpose} needs perfect information between stages; {name!r} has "
-                         "imperfect information (use smmcts_spiel.bots.MMCTSBot for such games)")
-
-
-class RandomRolloutEvaluator:
-    """One uniformly random playout per evaluation, from a seeded generator.
-
-    At simultaneous nodes each player's action is drawn uniformly and independently. Like
-    OpenSpiel's evaluators it returns every player's return.
-    """
-
-    def __init__(self, n_rollouts: int = 1, seed: int | None = None):
-        if n_rollouts < 1:
-            raise ValueError(f"n_rollouts must be >= 1, got {n_rollouts}")
-        self.n_rollouts = n_rollouts
-        self._rng = random.Random(seed)
-
-    def evaluate(self, state: pyspiel.State) -> list[float]:
-        rng = self._rng
-        total = None
-        for _ in range(self.n_rollouts):
-            working = state.clone()
-            while not working.is_terminal():
-                if working.is_chance_node():
-                    working.apply_action(_sample_chance(working.chance_outcomes(), rng.random()))
-                elif working.is_simultaneous_node():
-                    # Per player: Python-defined games do not take flat joint actions.
-                    working.apply_actions([rng.choice(working.legal_actions(p) or
-                                                      [pyspiel.INVALID_ACTION])
-                                           for p in range(working.num_players())])
-                else:
-                    working.apply_action(rng.choice(working.legal_actions()))
-            returns = working.returns()
-            total = returns if total is None else [a + b for a, b in zip(total, returns)]
-        return [v / self.n_rollouts for v in total]
-
-    def prior(self, state: pyspiel.State):
-        """Uniform prior, for interface compatibility with OpenSpiel's evaluators."""
-        if state.is_chance_node():
-            return state.chance_outcomes()
-        actions = state.legal_actions(state.current_player())
-        return [(a, 1.0 / len(actions)) for a in actions]
-
-
-def _sample_chance(outcomes, u: float) -> int:
-    acc = 0.0
-    for action, prob in outcomes:
-        acc += prob
-        if u < acc:
-            return action
-    return outcomes[-1][0]
+def check_game(game: pyspiel.Game) -> None:
+    """Raise ValueError unless SM-MCTS can search ``game``."""
+    checks.check_game(game, "SM-MCTS", hint="use smmcts_spiel.bots.MMCTSBot for such games")
 
 
 class SearchNode:
@@ -265,15 +201,7 @@ class SMMCTS:
 
         Pass ``iterations=None`` to search by time alone. Returns the root node.
         """
-        if iterations is None and time_limit is None:
-            raise ValueError("give a budget: iterations, time_limit, or both")
-        if iterations is not None and (isinstance(iterations, bool) or
-                                       not isinstance(iterations, (int, np.integer)) or
-                                       iterations < 1):
-            raise ValueError(f"iterations must be a positive integer, got {iterations!r}")
-        if time_limit is not None and not time_limit > 0:
-            raise ValueError(f"time_limit must be a positive number of seconds, "
-                             f"got {time_limit!r}")
+        iterations, time_limit = checks.check_budget(iterations, time_limit)
         if state.is_terminal():
             raise ValueError("cannot search from a terminal state: the game is over")
         root = self.set_root(state)
@@ -295,7 +223,7 @@ class SMMCTS:
         if node.kind == _TERMINAL:
             return node.u1
         if node.kind == _CHANCE:
-            action = _sample_chance(node.chance_outcomes, self._rng.random())
+            action = sample_chance(node.chance_outcomes, self._rng.random())
             child = node.children.get(action)
             if child is None:
                 child_state = node.state.clone()

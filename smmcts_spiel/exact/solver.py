@@ -4,11 +4,11 @@ The games are simultaneous-move games with perfect information between stages (t
 paper's setting: both players see everything that happened before the current stage),
 possibly with chance, and sequential perfect-information games (a node where one player
 moves is a 1 x n stage). Every stage is a zero-sum matrix game whose entries are the
-values of its children; :func:`smmcts_spiel.matrix_game.solve_matrix_game` solves it.
+values of its children; :func:`smmcts_spiel.exact.matrix_game.solve_matrix_game` solves it.
 
 Two entry points:
 
-* explicit trees of :mod:`smmcts_spiel.matrix_tree`: :func:`tree_value`, :func:`solve_tree`;
+* explicit trees of :mod:`smmcts_spiel.trees`: :func:`tree_value`, :func:`solve_tree`;
 * pyspiel games: :func:`game_value`, :func:`solve`.
 
 Transpositions (the same position reached by different histories, e.g. Goofspiel's
@@ -24,22 +24,22 @@ Values are player 1's (pyspiel player 0's) utility; in constant-sum games player
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 
 import numpy as np
 import pyspiel
 from open_spiel.python import policy as policy_lib
 
-from smmcts_spiel import matrix_tree
-from smmcts_spiel.matrix_game import solve_matrix_game
+from smmcts_spiel import checks, trees
+from smmcts_spiel.exact import turn_based
+from smmcts_spiel.exact.matrix_game import solve_matrix_game
 
 # ----------------------------------------------------------------------------------------
 # Explicit matrix trees
 
-#: Where a node sits in a matrix tree: one step per stage above it, ``(i, j)`` for the
-#: joint action taken at a matrix stage and ``(k,)`` for the outcome of a chance stage.
-Path = tuple[tuple[int, ...], ...]
+#: Where a node sits in a matrix tree (see :data:`smmcts_spiel.trees.Path`).
+Path = trees.Path
 
 
 @dataclass(frozen=True)
@@ -63,7 +63,7 @@ class TreeSolution:
     ``list(nodes.values())[k]`` belongs to the ``k``-th node that ``iter_nodes`` yields.
     """
 
-    root: matrix_tree.Node
+    root: trees.Node
     nodes: dict[Path, NodeSolution]
 
     @property
@@ -88,59 +88,40 @@ class TreeSolution:
                 for path, s in self.nodes.items() if s.row_strategy is not None}
 
 
-def iter_paths(node: matrix_tree.Node, path: Path = ()) -> Iterator[tuple[Path, matrix_tree.Node]]:
-    """``(path, node)`` for every node, in :func:`matrix_tree.iter_nodes` order."""
-    yield path, node
-    if isinstance(node, matrix_tree.MatrixStage):
-        for i, row in enumerate(node.children):
-            for j, child in enumerate(row):
-                yield from iter_paths(child, path + ((i, j),))
-    elif isinstance(node, matrix_tree.ChanceStage):
-        for k, (_, child) in enumerate(node.outcomes):
-            yield from iter_paths(child, path + ((k,),))
-
-
-def tree_value(node: matrix_tree.Node) -> float:
+def tree_value(node: trees.Node) -> float:
     """Player 1's equilibrium value of a matrix tree (or any of its subtrees)."""
-    if isinstance(node, matrix_tree.MatrixTree):
+    if isinstance(node, trees.MatrixTree):
         node = node.root
-    if isinstance(node, matrix_tree.MatrixStage):
+    if isinstance(node, trees.MatrixStage):
         values = [[tree_value(c) for c in row] for row in node.children]
         return solve_matrix_game(values).value
-    if isinstance(node, matrix_tree.ChanceStage):
+    if isinstance(node, trees.ChanceStage):
         return sum(p * tree_value(c) for p, c in node.outcomes)
-    return _leaf_value(node)
+    return trees.leaf_value(node)
 
 
-def solve_tree(node: matrix_tree.Node) -> TreeSolution:
+def solve_tree(node: trees.Node) -> TreeSolution:
     """Value and equilibrium strategies of every node of a matrix tree."""
-    if isinstance(node, matrix_tree.MatrixTree):
+    if isinstance(node, trees.MatrixTree):
         node = node.root
     nodes: dict[Path, NodeSolution] = {}
 
-    def visit(n: matrix_tree.Node, path: Path) -> float:
+    def visit(n: trees.Node, path: Path) -> float:
         nodes[path] = None  # reserve the slot so that ``nodes`` ends up in preorder
-        if isinstance(n, matrix_tree.MatrixStage):
+        if isinstance(n, trees.MatrixStage):
             values = [[visit(c, path + ((i, j),)) for j, c in enumerate(row)]
                       for i, row in enumerate(n.children)]
             sol = solve_matrix_game(values)
             nodes[path] = NodeSolution(sol.value, sol.row_strategy, sol.col_strategy)
-        elif isinstance(n, matrix_tree.ChanceStage):
+        elif isinstance(n, trees.ChanceStage):
             nodes[path] = NodeSolution(
                 sum(p * visit(c, path + ((k,),)) for k, (p, c) in enumerate(n.outcomes)))
         else:
-            nodes[path] = NodeSolution(_leaf_value(n))
+            nodes[path] = NodeSolution(trees.leaf_value(n))
         return nodes[path].value
 
     visit(node, ())
     return TreeSolution(node, nodes)
-
-
-def _leaf_value(node) -> float:
-    if isinstance(node, (bool, str)) or not isinstance(node, (int, float, np.floating, np.integer)):
-        raise ValueError(f"not a matrix tree node: {node!r} (expected a number, MatrixStage or "
-                         "ChanceStage; build trees with smmcts_spiel.matrix_tree)")
-    return float(node)
 
 
 # ----------------------------------------------------------------------------------------
@@ -241,39 +222,14 @@ class Solution(policy_lib.Policy):
     def tabular_policy(self):
         """The equilibrium as a ``TabularPolicy`` on ``convert_to_turn_based(game)``."""
         if self._tabular_policy is None:
-            from smmcts_spiel import exploitability
-            self._tabular_policy = exploitability.to_turn_based_tabular_policy(self.game, self)
+            self._tabular_policy = turn_based.to_turn_based_tabular_policy(self.game, self)
         return self._tabular_policy
 
 
 def check_game(game: pyspiel.Game) -> None:
     """Raise ValueError unless backward induction applies to ``game``."""
-    game_type = game.get_type()
-    if game.num_players() != 2:
-        raise ValueError(f"{game_type.short_name} has {game.num_players()} players; the solver "
-                         "needs a two-player game")
-    utility = pyspiel.GameType.Utility
-    if game_type.utility not in (utility.ZERO_SUM, utility.CONSTANT_SUM):
-        raise ValueError(f"{game_type.short_name} is {game_type.utility}; the solver needs a "
-                         "zero-sum or constant-sum game (for goofspiel use "
-                         "returns_type=win_loss or point_difference)")
-    dynamics = pyspiel.GameType.Dynamics
-    information = pyspiel.GameType.Information
-    if game_type.dynamics not in (dynamics.SEQUENTIAL, dynamics.SIMULTANEOUS):
-        raise ValueError(f"{game_type.short_name} has dynamics {game_type.dynamics}; the solver "
-                         "handles simultaneous-move and sequential games")
-    # A simultaneous game declares PERFECT_INFORMATION (or ONE_SHOT) when everything before
-    # the current stage is public, e.g. goofspiel with imp_info=False.
-    allowed = (information.PERFECT_INFORMATION,)
-    if game_type.dynamics == dynamics.SIMULTANEOUS:
-        allowed += (information.ONE_SHOT,)
-    if game_type.information not in allowed:
-        raise ValueError(f"{game_type.short_name} is a game of imperfect information; backward "
-                         "induction needs perfect information between stages (for goofspiel "
-                         "load it with imp_info=False; otherwise use sequence_form_lp or CFR)")
-    if game_type.chance_mode == pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC:
-        raise ValueError(f"{game_type.short_name} has sampled chance; the solver needs explicit "
-                         "chance outcomes")
+    checks.check_game(game, "the solver", explicit_chance=True,
+                      hint="use sequence_form_lp or CFR for such games")
 
 
 def transposition_key(game: pyspiel.Game) -> Callable[[pyspiel.State], Hashable] | None:
@@ -382,7 +338,8 @@ def _history_key(state: pyspiel.State) -> Hashable:
     return tuple(state.history())
 
 
-def _with_recursion_limit(fn, game: pyspiel.Game):
+def with_recursion_limit(fn, game: pyspiel.Game):
+    """``fn()`` with Python's recursion limit raised to what ``game``'s depth needs."""
     needed = 8 * game.max_game_length() + 100  # a few frames per move, two turns per stage
     old = sys.getrecursionlimit()
     if needed > old:
@@ -393,11 +350,11 @@ def _with_recursion_limit(fn, game: pyspiel.Game):
         sys.setrecursionlimit(old)
 
 
-def explicit_tree(game: pyspiel.Game) -> matrix_tree.MatrixTree | None:
+def explicit_tree(game: pyspiel.Game) -> trees.MatrixTree | None:
     """The matrix tree behind an explicit-tree game (``game.tree``, e.g. the registered
     ``smmcts_random_stacked_matrix`` and ``smmcts_matrix_tree``), or None."""
     tree = getattr(game, "tree", None)
-    return tree if isinstance(tree, matrix_tree.MatrixTree) else None
+    return tree if isinstance(tree, trees.MatrixTree) else None
 
 
 def state_path(state: pyspiel.State) -> Path:
@@ -412,13 +369,13 @@ def game_value(game: pyspiel.Game | str, *, use_transpositions: bool = True,
     An explicit-tree game is solved on its tree (same result, without pyspiel states)
     unless ``use_explicit_tree`` is False.
     """
-    game = _load(game)
+    game = checks.load_game(game)
     tree = explicit_tree(game) if use_explicit_tree else None
     if tree is not None:
         check_game(game)
-        return _with_recursion_limit(lambda: tree_value(tree.root), game)
+        return with_recursion_limit(lambda: tree_value(tree.root), game)
     solver = _BackwardInduction(game, use_transpositions, keep_strategies=False)
-    return _with_recursion_limit(lambda: solver.value(game.new_initial_state()), game)
+    return with_recursion_limit(lambda: solver.value(game.new_initial_state()), game)
 
 
 def solve(game: pyspiel.Game | str, *, use_transpositions: bool = True,
@@ -427,30 +384,21 @@ def solve(game: pyspiel.Game | str, *, use_transpositions: bool = True,
 
     An explicit-tree game is solved on its tree (see :func:`game_value`).
     """
-    game = _load(game)
+    game = checks.load_game(game)
     tree = explicit_tree(game) if use_explicit_tree else None
     if tree is not None:
         check_game(game)
-        solution = _with_recursion_limit(lambda: solve_tree(tree.root), game)
+        solution = with_recursion_limit(lambda: solve_tree(tree.root), game)
         table = {}
-        for path, node in iter_paths(tree.root):
+        for path, node in trees.iter_paths(tree.root):
             s = solution.nodes[path]
-            if isinstance(node, matrix_tree.MatrixStage):
+            if isinstance(node, trees.MatrixStage):
                 strategies = (dict(enumerate(s.row_strategy.tolist())),
                               dict(enumerate(s.col_strategy.tolist())))
                 table[path] = StateSolution(s.value, strategies)
-            elif isinstance(node, matrix_tree.ChanceStage):
+            elif isinstance(node, trees.ChanceStage):
                 table[path] = StateSolution(s.value, ({}, {}))
         return Solution(game, solution.value, table, state_path)
     solver = _BackwardInduction(game, use_transpositions, keep_strategies=True)
-    value = _with_recursion_limit(lambda: solver.value(game.new_initial_state()), game)
+    value = with_recursion_limit(lambda: solver.value(game.new_initial_state()), game)
     return Solution(game, value, solver.table, solver.key)
-
-
-def _load(game) -> pyspiel.Game:
-    if isinstance(game, str):
-        return pyspiel.load_game(game)
-    if not isinstance(game, pyspiel.Game):
-        raise ValueError(f"expected a pyspiel.Game or a game string, got {type(game).__name__}; "
-                         "for an explicit matrix tree use solve_tree / tree_value")
-    return game

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 
-from smmcts_spiel.phantom_ttt_arrays import LINES
+from smmcts_spiel.games.phantom_ttt_rules import LINES
 
 _LINES = [tuple(line) for line in LINES.tolist()]
 

@@ -22,12 +22,14 @@ import numpy as np
 import pyspiel
 from tqdm import tqdm
 
-from smmcts_spiel import mmcts, phantom_ttt_arrays, selectors
+from smmcts_spiel import checks
+from smmcts_spiel.games import phantom_ttt_rules
+from smmcts_spiel.search import mmcts, selectors
 
-NUM_CELLS = phantom_ttt_arrays.NUM_CELLS
+NUM_CELLS = phantom_ttt_rules.NUM_CELLS
 _exp3_probabilities = numba.njit(cache=True)(selectors.exp3_probabilities)
 _sample_index = numba.njit(cache=True)(selectors.sample_index)
-_has_line = numba.njit(cache=True)(phantom_ttt_arrays.has_line)
+_has_line = numba.njit(cache=True)(phantom_ttt_rules.has_line)
 
 
 @numba.njit(cache=True)
@@ -146,7 +148,7 @@ class PhantomTTTMultipleTreeSearch:
         if game is None:
             game = pyspiel.load_game("phantom_ttt")
         mmcts.check_game(game)
-        if not phantom_ttt_arrays.is_array_phantom_ttt(game):
+        if not phantom_ttt_rules.is_array_phantom_ttt(game):
             raise ValueError(f"{game} is not classical Phantom Tic-Tac-Toe; use "
                              "smmcts_spiel.mmcts.MultipleTreeSearch for other games")
         self.game = game
@@ -177,11 +179,11 @@ class PhantomTTTMultipleTreeSearch:
         uniformly among the boards the player to move there cannot rule out (each used in
         turn), so the search concentrates on that player's current information state.
         """
-        iterations = mmcts.check_iterations(iterations)
+        iterations = checks.check_count(iterations, "iterations")
         prefixes = np.zeros((1, self.game.max_game_length()), np.int64)
         lengths = np.zeros(1, np.int64)
         if from_state is not None and not from_state.is_terminal():
-            worlds = [phantom_ttt_arrays.sample_world(
+            worlds = [phantom_ttt_rules.sample_world(
                 from_state.history(), from_state.current_player(), self._rng)
                 for _ in range(max(1, int(num_worlds)))]
             prefixes = np.zeros((len(worlds), self.game.max_game_length()), np.int64)
@@ -207,7 +209,7 @@ class PhantomTTTMultipleTreeSearch:
     def node_index(self, state: pyspiel.State, player: int | None = None) -> int:
         """The tree node of ``player``'s information state at ``state``, or -1 if absent."""
         player = state.current_player() if player is None else player
-        rep = phantom_ttt_arrays.replay(state.history())
+        rep = phantom_ttt_rules.replay(state.history())
         node = 0 if self.num_nodes[player] > 0 else -1
         for cell, refused in rep.attempts[player]:
             if node < 0:
@@ -215,10 +217,10 @@ class PhantomTTTMultipleTreeSearch:
             node = int(self.children[player, node, 2 * cell + int(refused)])
         return node
 
-    def policy(self, state: pyspiel.State, final_policy: str = "average"
+    def policy(self, state: pyspiel.State, final_strategy: str = "empirical"
                ) -> tuple[list[tuple[int, float]], bool]:
         """The mover's strategy at ``state`` and whether it came from the tree."""
-        mmcts.check_final_policy(final_policy)
+        mmcts.check_final_strategy(final_strategy)
         player = state.current_player()
         legal = state.legal_actions()
         node = self.node_index(state, player)
@@ -226,7 +228,7 @@ class PhantomTTTMultipleTreeSearch:
             return [(a, 1.0 / len(legal)) for a in legal], False
         probs = mmcts.final_probabilities(self.rewards[player, node, legal],
                                           self.counts[player, node, legal], self.gamma,
-                                          final_policy)
+                                          final_strategy)
         return list(zip(legal, probs.tolist(), strict=True)), True
 
     def save(self, path: str) -> None:

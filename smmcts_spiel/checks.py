@@ -1,0 +1,125 @@
+"""The argument and game checks every layer shares, with messages that name the fix.
+
+Engines, solvers, bots and runners refuse what they cannot handle before doing any work:
+a game outside their scope, a player id, a budget, a probability vector. Each check raises
+``ValueError`` with a message that names the problem and what to do instead.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pyspiel
+
+#: Tolerance on a strategy's probabilities summing to one.
+PROBABILITY_TOLERANCE = 1e-6
+
+_Dynamics = pyspiel.GameType.Dynamics
+_Information = pyspiel.GameType.Information
+_Utility = pyspiel.GameType.Utility
+
+
+def load_game(game: pyspiel.Game | str) -> pyspiel.Game:
+    """``game`` itself, or the game its string names."""
+    if isinstance(game, str):
+        return pyspiel.load_game(game)
+    if not isinstance(game, pyspiel.Game):
+        raise ValueError(f"expected a pyspiel.Game or a game string, got {type(game).__name__}; "
+                         "for an explicit matrix tree use solve_tree / tree_value")
+    return game
+
+
+def check_game(game: pyspiel.Game, purpose: str, *, perfect_information: bool = True,
+               sequential_only: bool = False, information_states: bool = False,
+               explicit_chance: bool = False, zero_sum_only: bool = False,
+               hint: str = "") -> None:
+    """Raise ValueError unless ``game`` is a two-player zero-sum game ``purpose`` handles.
+
+    Args:
+      purpose: who is asking, e.g. "SM-MCTS" or "the solver"; it starts the message.
+      perfect_information: require perfect information between stages (a simultaneous
+        game may be ONE_SHOT); otherwise any information structure is accepted.
+      sequential_only: refuse simultaneous-move games (point to the turn-based conversion).
+      information_states: require information state strings.
+      explicit_chance: refuse sampled chance.
+      zero_sum_only: refuse constant-sum games.
+      hint: appended to the imperfect-information message (e.g. which tool to use instead).
+    """
+    game_type = game.get_type()
+    name = game_type.short_name
+    if game.num_players() != 2:
+        raise ValueError(f"{purpose} needs a two-player game; {name!r} has "
+                         f"{game.num_players()} players")
+    allowed_utilities = (_Utility.ZERO_SUM,) if zero_sum_only else (_Utility.ZERO_SUM,
+                                                                     _Utility.CONSTANT_SUM)
+    if game_type.utility not in allowed_utilities:
+        kind = "zero-sum" if zero_sum_only else "zero-sum or constant-sum"
+        fix = (" (for goofspiel use returns_type=win_loss or point_difference)"
+               if "goofspiel" in name else "")
+        raise ValueError(f"{purpose} needs a {kind} game; {name!r} is "
+                         f"{game_type.utility.name.lower().replace('_', '-')}{fix}")
+    if game_type.dynamics not in (_Dynamics.SIMULTANEOUS, _Dynamics.SEQUENTIAL):
+        raise ValueError(f"{purpose} supports simultaneous and sequential games, not "
+                         f"{game_type.dynamics.name.lower()} ({name!r})")
+    if sequential_only and game_type.dynamics != _Dynamics.SEQUENTIAL:
+        raise ValueError(f"{purpose} needs a sequential game; {name!r} is simultaneous "
+                         "(use pyspiel.convert_to_turn_based)")
+    if perfect_information:
+        allowed = (_Information.PERFECT_INFORMATION,)
+        if game_type.dynamics == _Dynamics.SIMULTANEOUS:
+            allowed += (_Information.ONE_SHOT,)
+        if game_type.information not in allowed:
+            fix = " (for goofspiel load it with imp_info=False)" if "goofspiel" in name else ""
+            fix += f"; {hint}" if hint else ""
+            raise ValueError(f"{purpose} needs perfect information between stages; {name!r} is "
+                             f"a game of imperfect information{fix}")
+    if information_states and not game_type.provides_information_state_string:
+        raise ValueError(f"{purpose} indexes its trees by information state strings, which "
+                         f"{name!r} does not provide")
+    if explicit_chance and game_type.chance_mode == pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC:
+        raise ValueError(f"{purpose} needs explicit chance outcomes; {name!r} has sampled chance")
+
+
+def check_player_id(player_id) -> int:
+    if isinstance(player_id, bool) or player_id not in (0, 1):
+        raise ValueError(f"player_id must be 0 or 1, got {player_id!r}")
+    return int(player_id)
+
+
+def check_count(value, name: str, minimum: int = 0) -> int:
+    """An integer ``>= minimum`` (numpy integers accepted, bools and floats refused)."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def check_budget(iterations, time_limit) -> tuple[int | None, float | None]:
+    """A per-move search budget: positive iterations, positive finite seconds, or both."""
+    if iterations is None and time_limit is None:
+        raise ValueError("give a budget: iterations, time_limit, or both")
+    if iterations is not None and (isinstance(iterations, bool) or
+                                   not isinstance(iterations, (int, np.integer)) or
+                                   iterations < 1):
+        raise ValueError(f"iterations must be a positive integer, got {iterations!r}")
+    if time_limit is not None and (isinstance(time_limit, bool) or
+                                   not isinstance(time_limit, (int, float, np.floating)) or
+                                   not 0 < time_limit < math.inf):
+        raise ValueError(f"time_limit must be a positive, finite number of seconds, "
+                         f"got {time_limit!r}")
+    return (None if iterations is None else int(iterations),
+            None if time_limit is None else float(time_limit))
+
+
+def check_distribution(probs: Mapping, actions: Sequence[int], where) -> list[float]:
+    """``probs`` as a list over ``actions`` (missing actions: 0), checked to be a distribution."""
+    if not probs.keys() <= set(actions):
+        unknown = sorted(set(probs) - set(actions))
+        raise ValueError(f"strategy gives probability to illegal actions {unknown} "
+                         f"(legal: {list(actions)}) at\n{where}")
+    p = [float(probs.get(a, 0.0)) for a in actions]
+    if min(p) < -PROBABILITY_TOLERANCE or abs(sum(p) - 1.0) > PROBABILITY_TOLERANCE:
+        raise ValueError(f"strategy probabilities {p} for actions {list(actions)} are not a "
+                         f"distribution at\n{where}")
+    return p

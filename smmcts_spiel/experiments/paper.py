@@ -1,0 +1,145 @@
+"""The experiments of Lisy et al. (NIPS 2013) as jobs for :mod:`.runner`.
+
+* :func:`curves_job`: exploitability curves of one method on one game, many runs;
+* :func:`screen_job`: mean e1 after a fixed number of iterations on a batch of games;
+* :func:`exploration_floors`: the exploitability an SM-MCTS selector with exploration
+  gamma cannot go below (the floors of Fig. 3);
+* :func:`mean_curve`: the mean over games and runs with its standard error.
+
+Every random number of a job comes from its arguments (a base seed, the game index and the
+run index through :func:`smmcts_spiel.search.matrix_tree_engine.run_seeds`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from smmcts_spiel import trees
+from smmcts_spiel.exact import solver
+from smmcts_spiel.exact.matrix_game import solve_matrix_game
+from smmcts_spiel.search import matrix_tree_engine as engine
+
+Result = dict[str, np.ndarray]
+
+# ----------------------------------------------------------------------------------------
+# Games
+
+
+def random_game(depth: int, branching: int, base_seed: int, game_index: int) -> trees.Node:
+    """Game ``game_index`` of the random stacked matrix games with these parameters."""
+    seed = int(np.random.SeedSequence([base_seed, depth, branching, game_index])
+               .generate_state(1)[0])
+    return trees.random_stacked_matrix(depth, branching, seed=seed)
+
+
+def game_from_spec(spec: Mapping[str, Any]) -> trees.Node:
+    """``{"random": {depth, branching, base_seed, game_index}}`` or ``{"json": <tree>}``."""
+    if "random" in spec:
+        return random_game(**spec["random"])
+    if "json" in spec:
+        return trees.from_json(spec["json"]).root
+    raise ValueError(f"a game spec needs a 'random' or 'json' entry, got keys {sorted(spec)}")
+
+
+# ----------------------------------------------------------------------------------------
+# Jobs
+
+
+def curves_job(game: Mapping[str, Any], method: str, gamma: float, checkpoints: Sequence[int],
+               base_seed: int, game_index: int, runs: int, first_run: int = 0,
+               final_strategy: str = "empirical") -> Result:
+    """e1 and NashConv of ``runs`` searches of ``method`` on one game, at the checkpoints."""
+    root = game_from_spec(game)
+    curves = engine.exploitability_curves(
+        trees.flatten(root), method, gamma=gamma, checkpoints=checkpoints,
+        seeds=engine.run_seeds(base_seed, game_index, runs, first_run),
+        game_value=solver.tree_value(root), final_strategy=final_strategy)
+    return {"e1": curves.e1, "nash_conv": curves.nash_conv, "checkpoints": curves.checkpoints}
+
+
+def screen_job(codes: Sequence[int], methods: Sequence[str], gamma: float, iterations: int,
+               runs: int, base_seed: int) -> Result:
+    """Mean e1 after ``iterations`` of each method (rows) on the grid games ``codes``."""
+    mean_e1 = np.zeros((len(methods), len(codes)))
+    for g, code in enumerate(codes):
+        root = trees.grid_game(int(code))
+        flat = trees.flatten(root)
+        value = solver.tree_value(root)
+        seeds = engine.run_seeds(base_seed, int(code), runs)
+        for m, method in enumerate(methods):
+            curves = engine.exploitability_curves(flat, method, gamma=gamma,
+                                                checkpoints=[iterations], seeds=seeds,
+                                                game_value=value)
+            mean_e1[m, g] = curves.e1[:, 0].mean()
+    return {"codes": np.asarray(codes, dtype=np.int64), "mean_e1": mean_e1}
+
+
+# ----------------------------------------------------------------------------------------
+
+
+# ----------------------------------------------------------------------------------------
+# Floors
+
+
+def exploration_floors(root: trees.Node, gamma: float) -> dict[str, float]:
+    """Exploitability floors of player 1 when every stage explores with probability gamma.
+
+    * ``"mixed_equilibrium"``: e1 of the solver's subgame-perfect equilibrium mixed with
+      uniform exploration, ``(1 - gamma) sigma* + gamma / |A|`` at every stage (the value
+      the paper quotes for Fig. 3);
+    * ``"best_explorative"``: the least e1 any strategy of that form can have, for any
+      sigma. Backward induction: the best guarantee ``W`` of a stage solves the matrix game
+      ``(1 - gamma) W_children + gamma * column means``. Never above the first.
+    """
+    if isinstance(root, trees.MatrixTree):
+        root = root.root
+    if not 0.0 <= gamma <= 1.0:
+        raise ValueError(f"gamma must be in [0, 1], got {gamma!r}")
+    solution = solver.solve_tree(root)
+    mixed = solution.strategies(exploration=gamma)
+    flat = trees.flatten(root)
+    strategy = np.zeros(flat.num_p1_slots)
+    for h, (path, _) in enumerate(trees.iter_paths(root)):  # the engine's node order (trees.flat)
+        if flat.kind[h] == trees.MATRIX:
+            row = mixed[path][0]
+            strategy[flat.p1_offset[h]:flat.p1_offset[h] + len(row)] = row
+
+    def guarantee(node) -> float:
+        if isinstance(node, trees.MatrixStage):
+            w = np.array([[guarantee(c) for c in row] for row in node.children])
+            explored = (1.0 - gamma) * w + gamma * w.mean(axis=0, keepdims=True)
+            return solve_matrix_game(explored).value
+        if isinstance(node, trees.ChanceStage):
+            return sum(p * guarantee(c) for p, c in node.outcomes)
+        return float(node)
+
+    return {
+        "mixed_equilibrium": engine.exploitability(flat, strategy, solution.value),
+        "best_explorative": solution.value - guarantee(root),
+    }
+
+
+# ----------------------------------------------------------------------------------------
+# Summaries
+
+
+def mean_curve(e1_per_game: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Mean e1 over games and runs, and its standard error, at each checkpoint.
+
+    ``e1_per_game[g]`` has shape (runs, checkpoints). With several games the games are the
+    sampling units (the error is the spread of the per-game means, as a new draw of games
+    would vary); with one game the runs are.
+    """
+    if not e1_per_game:
+        raise ValueError("mean_curve needs at least one game's results")
+    if len(e1_per_game) == 1:
+        samples = np.asarray(e1_per_game[0])
+    else:
+        samples = np.stack([np.asarray(e).mean(axis=0) for e in e1_per_game])
+    mean = samples.mean(axis=0)
+    if len(samples) < 2:
+        return mean, np.full_like(mean, np.nan)
+    return mean, samples.std(axis=0, ddof=1) / np.sqrt(len(samples))
