@@ -3,12 +3,15 @@
 A spec is ``name`` or ``name(key=value,...)``; :func:`make_bot` builds a fresh, seeded
 ``pyspiel.Bot`` from it for one seat of a game::
 
-    smmcts(selector=rm,gamma=0.05,time_limit=0.1)   our SMMCTSBot (SM-MCTS)
+    smmcts(selector=rm,gamma=0.05,time_limit=0.1)   our SMMCTSBot (SM-MCTS); evaluator=
+                                                    auto|rollout|goofspiel|oshi_zumo,
+                                                    rollouts=N (random playouts per leaf)
     mmcts(training_iterations=100000,gamma=0.1)     MMCTSBot, trained when built
     mmcts(file=trees/x.npz,final_strategy=empirical)  MMCTSBot on a saved Phantom TTT search
     belief_sampler                                  the Belief Sampler (Phantom TTT)
     ismcts(simulations=100,uct_c=2)                 OpenSpiel's ISMCTSBot (Phantom TTT)
     mcts(time_limit=0.1,engine=cpp)                 OpenSpiel's MCTSBot, Python or C++
+    equilibrium                                     samples the exact solution (solver)
     random                                          uniform random
     cpp(bot=uniform_random,...)                     any bot in pyspiel.registered_bots()
 
@@ -23,19 +26,22 @@ import os
 import pyspiel
 
 from smmcts_spiel.bots import BeliefSamplerBot, MMCTSBot, SMMCTSBot
+from smmcts_spiel.bots.equilibrium_bot import EquilibriumBot
 from smmcts_spiel.bots.openspiel_bots import TurnBasedMCTSBot, ismcts_bot
+from smmcts_spiel.search import evaluators
 from smmcts_spiel.search.mmcts_phantom_ttt import PhantomTTTMultipleTreeSearch
 
 #: Parameters (and their types) each kind of bot takes; ``cpp`` passes its own through.
 BOT_PARAMS: dict[str, dict[str, type]] = {
     "smmcts": {"selector": str, "gamma": float, "c": float, "iterations": int,
-               "time_limit": float, "final_strategy": str},
+               "time_limit": float, "final_strategy": str, "evaluator": str, "rollouts": int},
     "mmcts": {"training_iterations": int, "gamma": float, "iterations": int,
               "final_strategy": str, "engine": str, "train_from": str, "file": str},
     "belief_sampler": {},
     "ismcts": {"simulations": int, "uct_c": float},
     "mcts": {"iterations": int, "time_limit": float, "uct_c": float, "rollouts": int,
              "engine": str},
+    "equilibrium": {},
     "random": {},
     "cpp": {},
 }
@@ -80,7 +86,15 @@ def make_bot(spec: str, game: pyspiel.Game, player_id: int, seed: int) -> pyspie
     if kind in ("smmcts", "mcts") and "time_limit" in params:
         params.setdefault("iterations", None)  # time alone, unless both are given
     if kind == "smmcts":
-        return SMMCTSBot(game, player_id, seed=seed, **params)
+        name = params.pop("evaluator", "auto")
+        rollouts = params.pop("rollouts", 1)
+        evaluator = None  # SMMCTSBot's own: one rollout seeded from the bot's seed
+        if (evaluators.default_evaluator(game) if name == "auto" else name) != "rollout" \
+                or rollouts != 1:
+            evaluator = evaluators.make_evaluator(name, game, seed=seed + 2, rollouts=rollouts)
+        return SMMCTSBot(game, player_id, seed=seed, evaluator=evaluator, **params)
+    if kind == "equilibrium":
+        return EquilibriumBot(game, player_id, seed=seed)
     if kind == "mcts":
         return TurnBasedMCTSBot(game, player_id, seed=seed, **params)
     if kind == "mmcts":

@@ -1,0 +1,154 @@
+"""Round-robin tournaments at equal time per move: jobs, per-pair results, Elo ratings.
+
+Every ordered pair of distinct bots plays ``num_games`` games of every game (so each pair
+meets ``2 num_games`` times, both seats equally), in chunks that are resumable jobs for
+:func:`smmcts_spiel.experiments.run_jobs` (:func:`tournament_jobs`). Game ``g`` of ordered
+pair ``p`` of game number ``k`` is seeded by the match runner's
+``game_seed(seed, k * 10**6 + p, g)`` (:mod:`smmcts_spiel.match`).
+
+Ratings are a Bradley-Terry fit (:func:`fit_elo`): bot ``i`` scores ``s = 1, 1/2, 0``
+(win, draw, loss) against ``j`` with expected score ``1 / (1 + 10**((r_j - r_i) / 400))``
+(the Elo scale); the ratings maximise the likelihood of the scores, with one virtual draw
+per pair of bots so that a perfect record has a finite rating, and are centred on mean 0.
+Their 95% intervals come from a seeded bootstrap over games.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import optimize
+
+from smmcts_spiel import checks
+
+#: Pair indices of different games are this far apart, so no two games share seeds.
+GAME_STRIDE = 10**6
+ELO_SCALE = 400 / math.log(10)  # rating points per unit of log-odds
+
+
+def with_time_limit(spec: str, time_limit: float | None) -> str:
+    """``spec`` with ``time_limit`` added if its bot takes one and it has no budget yet."""
+    if time_limit is None:
+        return spec
+    spec = spec.strip()
+    name, _, rest = spec.partition("(")
+    if name.strip() not in ("smmcts", "mcts"):
+        return spec
+    params = rest.rstrip(")")
+    keys = {p.split("=")[0].strip() for p in params.split(",") if p}
+    if keys & {"iterations", "time_limit"}:
+        return spec
+    return f"{name}({params + ',' if params else ''}time_limit={time_limit:g})"
+
+
+def tournament_jobs(games: Sequence[str], bots: Sequence[str], num_games: int, chunk: int,
+                    seed: int) -> dict[str, dict]:
+    """``{key: play_games arguments}`` for every chunk of every ordered pair of every game."""
+    checks.check_count(num_games, "num_games", minimum=1)
+    checks.check_count(chunk, "chunk", minimum=1)
+    if len(set(bots)) != len(bots) or len(bots) < 2:
+        raise ValueError(f"a tournament needs at least two distinct bots, got {list(bots)}")
+    jobs = {}
+    for k, game in enumerate(games):
+        for p, (first, second) in enumerate(itertools.permutations(range(len(bots)), 2)):
+            for start in range(0, num_games, chunk):
+                stop = min(start + chunk, num_games)
+                jobs[f"game{k}_pair{p}_games{start}-{stop}"] = {
+                    "game": game, "first": bots[first], "second": bots[second],
+                    "base_seed": seed, "pair_index": k * GAME_STRIDE + p, "start": start,
+                    "stop": stop}
+    return jobs
+
+
+@dataclass
+class PairResult:
+    """Bot A against bot B on one game, over both seats; returns from A's point of view."""
+
+    game: str
+    bot_a: str
+    bot_b: str
+    returns: np.ndarray  # A's return minus half the utility sum, per game
+
+    @property
+    def games(self) -> int:
+        return len(self.returns)
+
+    @property
+    def mean(self) -> float:
+        return float(np.mean(self.returns))
+
+    @property
+    def ci95(self) -> float:
+        """Half-width of the normal 95% interval of the mean return."""
+        if self.games < 2:
+            return math.inf
+        return 1.96 * float(np.std(self.returns, ddof=1)) / math.sqrt(self.games)
+
+    @property
+    def score(self) -> float:
+        """A's mean score: 1 per win, 1/2 per draw."""
+        return float(np.mean((np.sign(self.returns) + 1) / 2))
+
+
+def pair_results(game: str, bots: Sequence[str], per_pair: dict[tuple[int, int], np.ndarray],
+                 half_sum: float) -> list[PairResult]:
+    """Both seats of every unordered pair: ``per_pair[(i, j)]`` holds the (games x 2)
+    returns of the games with bot ``i`` in seat 0 and bot ``j`` in seat 1."""
+    results = []
+    for i, j in itertools.combinations(range(len(bots)), 2):
+        a_first = per_pair[(i, j)][:, 0] - half_sum
+        a_second = per_pair[(j, i)][:, 1] - half_sum
+        results.append(PairResult(game, bots[i], bots[j], np.concatenate([a_first, a_second])))
+    return results
+
+
+def fit_elo(num_bots: int, winners: np.ndarray, losers: np.ndarray,
+            scores: np.ndarray) -> np.ndarray:
+    """Bradley-Terry ratings (Elo scale, mean 0) from games ``winners[g]`` vs ``losers[g]``
+    where ``winners[g]`` scored ``scores[g]`` (1, 1/2 or 0), plus one virtual draw per pair."""
+    pairs = list(itertools.combinations(range(num_bots), 2))
+    a = np.concatenate([winners, [i for i, _ in pairs]]).astype(int)
+    b = np.concatenate([losers, [j for _, j in pairs]]).astype(int)
+    s = np.concatenate([scores, np.full(len(pairs), 0.5)])
+
+    def negative_log_likelihood(r):
+        d = r[a] - r[b]
+        nll = np.sum(s * np.logaddexp(0, -d) + (1 - s) * np.logaddexp(0, d))
+        p = 1 / (1 + np.exp(-d))
+        grad_d = p - s
+        grad = np.bincount(a, grad_d, num_bots) - np.bincount(b, grad_d, num_bots)
+        return nll, grad
+
+    fit = optimize.minimize(negative_log_likelihood, np.zeros(num_bots), jac=True,
+                            method="L-BFGS-B")
+    r = fit.x - fit.x.mean()
+    return r * ELO_SCALE
+
+
+def elo_with_intervals(num_bots: int, winners, losers, scores, bootstrap: int = 200,
+                       seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Ratings and their 95% bootstrap intervals (games resampled with replacement)."""
+    winners, losers, scores = map(np.asarray, (winners, losers, scores))
+    ratings = fit_elo(num_bots, winners, losers, scores)
+    rng = np.random.default_rng(seed)
+    samples = []
+    for _ in range(bootstrap):
+        k = rng.integers(len(scores), size=len(scores))
+        samples.append(fit_elo(num_bots, winners[k], losers[k], scores[k]))
+    low, high = np.percentile(samples, [2.5, 97.5], axis=0)
+    return ratings, low, high
+
+
+def elo_games(results: Sequence[PairResult], bots: Sequence[str]):
+    """(first bots, second bots, scores of the first) of every game in ``results``."""
+    index = {b: k for k, b in enumerate(bots)}
+    a, b, s = [], [], []
+    for r in results:
+        a += [index[r.bot_a]] * r.games
+        b += [index[r.bot_b]] * r.games
+        s += list((np.sign(r.returns) + 1) / 2)
+    return np.array(a), np.array(b), np.array(s)
