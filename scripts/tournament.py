@@ -38,6 +38,9 @@ _GAMES = flags.DEFINE_string(
     "Semicolon-separated game strings (two-player zero-sum or constant-sum).")
 _BOTS = flags.DEFINE_string("bots", "smmcts;mcts(engine=cpp);random",
                             "Semicolon-separated bot specs.")
+_OPPONENTS = flags.DEFINE_string(
+    "opponents", None, "Semicolon-separated bot specs; if given, a gauntlet: every bot of "
+    "--bots plays each opponent (both seats), not the other bots.")
 _TIME_LIMIT = flags.DEFINE_float("time_limit", 0.1, "Seconds per move of the searching bots.")
 _NUM_GAMES = flags.DEFINE_integer("num_games", 100, "Games per ordered pair and game.")
 _CHUNK = flags.DEFINE_integer("chunk", 10, "Games per job.")
@@ -65,7 +68,9 @@ def main(argv):
 
 def run() -> None:
     games = split(_GAMES.value)
-    bots = [tournament.with_time_limit(s, _TIME_LIMIT.value) for s in split(_BOTS.value)]
+    opponents = split(_OPPONENTS.value or "")
+    bots = [tournament.with_time_limit(s, _TIME_LIMIT.value)
+            for s in split(_BOTS.value) + opponents]
     if not games:
         raise ValueError("--games is empty")
     for spec in bots:
@@ -77,10 +82,12 @@ def run() -> None:
         except (pyspiel.SpielError, ValueError) as e:
             raise ValueError(f"cannot load game {name!r}: {e}") from None
         match.check_match_game(loaded[name])
-    jobs = tournament.tournament_jobs(games, bots, _NUM_GAMES.value, _CHUNK.value, _SEED.value)
+    jobs = tournament.tournament_jobs(games, bots, _NUM_GAMES.value, _CHUNK.value, _SEED.value,
+                                      num_opponents=len(opponents))
     results_dir = _RESULTS_DIR.value
-    params = {"games": games, "bots": bots, "time_limit": _TIME_LIMIT.value,
-              "num_games": _NUM_GAMES.value, "chunk": _CHUNK.value, "seed": _SEED.value}
+    params = {"games": games, "bots": bots, "opponents": len(opponents),
+              "time_limit": _TIME_LIMIT.value, "num_games": _NUM_GAMES.value,
+              "chunk": _CHUNK.value, "seed": _SEED.value}
     experiments.check_params(results_dir, params)
     start = time.perf_counter()
     results = experiments.run_jobs(
@@ -143,12 +150,13 @@ def write_markdown(path, games, bots, pairs, ratings) -> None:
     for g in games:
         table = {(r.bot_a, r.bot_b): (r.mean, r.ci95) for r in pairs[g]}
         table.update({(b, a): (-m, c) for (a, b), (m, c) in list(table.items())})
+        table.update({(a, b): None for a in bots for b in bots if (a, b) not in table})
         lines += [f"### {g}", "", "| bot | " + " | ".join(bots) + " | Elo [95%] |",
                   "|---|" + "---|" * (len(bots) + 1)]
         r, lo, hi = ratings[g]
         for k, a in enumerate(bots):
-            cells = ["" if a == b else f"{table[(a, b)][0]:+.3f} +- {table[(a, b)][1]:.3f}"
-                     for b in bots]
+            cells = ["" if table[(a, b)] is None else
+                     f"{table[(a, b)][0]:+.3f} +- {table[(a, b)][1]:.3f}" for b in bots]
             lines.append(f"| {a} | " + " | ".join(cells) +
                          f" | {r[k]:+.0f} [{lo[k]:+.0f}, {hi[k]:+.0f}] |")
         lines.append("")

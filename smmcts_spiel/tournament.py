@@ -1,7 +1,8 @@
 """Round-robin tournaments at equal time per move: jobs, per-pair results, Elo ratings.
 
 Every ordered pair of distinct bots plays ``num_games`` games of every game (so each pair
-meets ``2 num_games`` times, both seats equally), in chunks that are resumable jobs for
+meets ``2 num_games`` times, both seats equally; a gauntlet plays only the pairs with one
+of the last ``num_opponents`` bots), in chunks that are resumable jobs for
 :func:`smmcts_spiel.experiments.run_jobs` (:func:`tournament_jobs`). Game ``g`` of ordered
 pair ``p`` of game number ``k`` is seeded by the match runner's
 ``game_seed(seed, k * 10**6 + p, g)`` (:mod:`smmcts_spiel.match`).
@@ -45,16 +46,30 @@ def with_time_limit(spec: str, time_limit: float | None) -> str:
     return f"{name}({params + ',' if params else ''}time_limit={time_limit:g})"
 
 
+def ordered_pairs(num_bots: int, num_opponents: int = 0) -> list[tuple[int, int]]:
+    """Round robin: every ordered pair of distinct bots. With ``num_opponents`` (the last
+    bots of the list) a gauntlet: every other bot against each opponent, both seats."""
+    pairs = list(itertools.permutations(range(num_bots), 2))
+    if num_opponents:
+        first_opponent = num_bots - num_opponents
+        pairs = [(i, j) for i, j in pairs if (i >= first_opponent) != (j >= first_opponent)]
+    return pairs
+
+
 def tournament_jobs(games: Sequence[str], bots: Sequence[str], num_games: int, chunk: int,
-                    seed: int) -> dict[str, dict]:
-    """``{key: play_games arguments}`` for every chunk of every ordered pair of every game."""
+                    seed: int, num_opponents: int = 0) -> dict[str, dict]:
+    """``{key: play_games arguments}`` for every chunk of every ordered pair of every game
+    (:func:`ordered_pairs`; a pair's seeds do not depend on ``num_opponents``)."""
     checks.check_count(num_games, "num_games", minimum=1)
     checks.check_count(chunk, "chunk", minimum=1)
     if len(set(bots)) != len(bots) or len(bots) < 2:
         raise ValueError(f"a tournament needs at least two distinct bots, got {list(bots)}")
     jobs = {}
+    played = set(ordered_pairs(len(bots), num_opponents))
     for k, game in enumerate(games):
         for p, (first, second) in enumerate(itertools.permutations(range(len(bots)), 2)):
+            if (first, second) not in played:
+                continue
             for start in range(0, num_games, chunk):
                 stop = min(start + chunk, num_games)
                 jobs[f"game{k}_pair{p}_games{start}-{stop}"] = {
@@ -100,6 +115,8 @@ def pair_results(game: str, bots: Sequence[str], per_pair: dict[tuple[int, int],
     returns of the games with bot ``i`` in seat 0 and bot ``j`` in seat 1."""
     results = []
     for i, j in itertools.combinations(range(len(bots)), 2):
+        if (i, j) not in per_pair:
+            continue
         a_first = per_pair[(i, j)][:, 0] - half_sum
         a_second = per_pair[(j, i)][:, 1] - half_sum
         results.append(PairResult(game, bots[i], bots[j], np.concatenate([a_first, a_second])))
@@ -109,7 +126,8 @@ def pair_results(game: str, bots: Sequence[str], per_pair: dict[tuple[int, int],
 def fit_elo(num_bots: int, winners: np.ndarray, losers: np.ndarray,
             scores: np.ndarray) -> np.ndarray:
     """Bradley-Terry ratings (Elo scale, mean 0) from games ``winners[g]`` vs ``losers[g]``
-    where ``winners[g]`` scored ``scores[g]`` (1, 1/2 or 0), plus one virtual draw per pair."""
+    where ``winners[g]`` scored ``scores[g]`` (1, 1/2 or 0), plus one virtual draw per pair
+    of bots (which also ties together bots that never met, as in a gauntlet)."""
     pairs = list(itertools.combinations(range(num_bots), 2))
     a = np.concatenate([winners, [i for i, _ in pairs]]).astype(int)
     b = np.concatenate([losers, [j for _, j in pairs]]).astype(int)
