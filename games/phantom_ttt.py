@@ -1,6 +1,8 @@
 """Phantom Tic-Tac-Toe: tic-tac-toe where each player sees only their own marks.
 
-The game of the MMCTS/Exp3 poster (``papers/mmcts-exp3-phantom-ttt-poster.md``): players
+The game of the MMCTS/Exp3 papers (D. Auger, "Multiple Tree for Partially Observable
+Monte-Carlo Tree Search", EvoApplications 2011; H. Doghmen's poster "Monte-Carlo Tree
+Search", TAO, Inria Saclay, which reports the Phantom Tic-Tac-Toe olympiad): players
 alternate placing marks on a hidden board. A move onto a cell the opponent holds is
 refused; the mover learns that the cell is the opponent's and moves again. Three in a row
 wins (+1 / -1), a full board is a draw.
