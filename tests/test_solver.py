@@ -65,8 +65,8 @@ def test_equilibrium_policy_has_zero_nash_conv_in_openspiel(name):
     "oshi_zumo(coins=3,size=1,horizon=6)",  # 0-0 bids repeat positions: the move number counts
 ])
 def test_transposition_key_gives_the_value_of_every_state(name):
-    # Goofspiel and Oshi-Zumo are symmetric, so the root value is 0 whatever the key does;
-    # the subgames below it are not, and keyed and unkeyed solves must agree on every one of them.
+    # Goofspiel and Oshi-Zumo are symmetric, so the root value is 0 whatever the key does; the
+    # subgames below it are not, and keyed and unkeyed solves must agree on every one of them.
     game = pyspiel.load_game(name)
     keyed = solver.solve(game)
     unkeyed = solver.solve(game, use_transpositions=False)
