@@ -22,7 +22,7 @@ from smmcts_spiel import checks
 from smmcts_spiel.bots.belief_sampler import WorldResampler
 
 ENGINES = ("python", "cpp")
-#: Simulations of the Python bot's first search on a time budget, before any calibration.
+#: Simulations of the Python bot's first search on a time budget (then doubled).
 FIRST_CALIBRATION_SIMULATIONS = 20
 
 
@@ -34,10 +34,11 @@ class TurnBasedMCTSBot(pyspiel.Bot):
     action, player 1 the action with most visits summed over player 0's moves. A player
     with a single legal action plays it without searching.
 
-    With ``time_limit`` the C++ bot stops on its own clock (``max_wall_clock_time``); the
-    Python bot, which has no clock, sets its number of simulations before each move from
-    the seconds per simulation it measured so far (its first search runs
-    :data:`FIRST_CALIBRATION_SIMULATIONS`), so it spends about ``time_limit`` per move.
+    With ``time_limit`` the C++ bot stops on its own clock (``max_wall_clock_time``). The
+    Python bot has no clock: at its first search it doubles the simulations from
+    :data:`FIRST_CALIBRATION_SIMULATIONS` until a search takes half the budget, then scales
+    them after every move by ``time_limit / seconds spent`` (clipped to [0.5, 4]), so it
+    spends about ``time_limit`` per move on average.
     """
 
     def __init__(self, game: pyspiel.Game, player_id: int, iterations: int | None = 1000,
@@ -54,7 +55,7 @@ class TurnBasedMCTSBot(pyspiel.Bot):
         self.player_id = player_id
         self.iterations = iterations
         self.time_limit = time_limit
-        self._seconds_per_simulation = None
+        self._simulations = None  # the Python bot's calibrated simulations per move
         seed = 0 if seed is None else int(seed) % 2**31
         if engine == "cpp":
             evaluator = pyspiel.RandomRolloutEvaluator(rollouts, seed)
@@ -98,19 +99,27 @@ class TurnBasedMCTSBot(pyspiel.Bot):
     def _search(self, state):
         if self._engine == "cpp" or self.time_limit is None:
             return self._mcts.mcts_search(state)
-        if self._seconds_per_simulation is None:
-            simulations = FIRST_CALIBRATION_SIMULATIONS
+        if self._simulations is None:  # first move: double until a search takes half the time
+            self._simulations = FIRST_CALIBRATION_SIMULATIONS
+            while True:
+                root, seconds = self._timed_search(state, self._simulations)
+                if seconds >= self.time_limit / 2 or self._simulations == self.iterations:
+                    break
+                self._simulations *= 2
         else:
-            simulations = max(1, int(self.time_limit / self._seconds_per_simulation))
+            root, seconds = self._timed_search(state, self._simulations)
+        # Next move: scale by how far this one was from the budget (x0.5 to x4).
+        ratio = min(4.0, max(0.5, self.time_limit / max(seconds, 1e-9)))
+        self._simulations = max(1, round(self._simulations * ratio))
+        return root
+
+    def _timed_search(self, state, simulations):
         if self.iterations is not None:
             simulations = min(simulations, self.iterations)
         self._mcts.max_simulations = simulations
         start = time.perf_counter()
         root = self._mcts.mcts_search(state)
-        seconds = (time.perf_counter() - start) / simulations
-        previous = self._seconds_per_simulation
-        self._seconds_per_simulation = seconds if previous is None else 0.5 * (previous + seconds)
-        return root
+        return root, time.perf_counter() - start
 
 
 class PhantomTTTISMCTSBot(ismcts.ISMCTSBot):
