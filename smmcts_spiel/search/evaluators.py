@@ -195,7 +195,8 @@ EVALUATORS = ("auto", "rollout", "goofspiel", "oshi_zumo")
 
 #: Game short name -> evaluator name, where a game-aware evaluator played better than
 #: random rollouts at equal time per move (docs/tournament.md); other games: rollouts.
-DEFAULT_EVALUATORS: dict[str, str] = {}
+#: Goofspiel keeps rollouts: its evaluator did not play significantly better.
+DEFAULT_EVALUATORS: dict[str, str] = {"oshi_zumo": "oshi_zumo"}
 
 
 def make_evaluator(name: str, game: pyspiel.Game, seed: int | None = None,
