@@ -50,6 +50,8 @@ _WORKERS = flags.DEFINE_integer("num_workers", 1, "Worker processes (keep 1 on a
 _BACKEND = flags.DEFINE_enum("backend", "process", experiments.BACKENDS, "Job backend.")
 _RAY_ADDRESS = flags.DEFINE_string("ray_address", None, "Ray cluster (backend=ray).")
 _RESULTS_DIR = flags.DEFINE_string("results_dir", "results/tournament", "Output directory.")
+_NO_PLAY = flags.DEFINE_bool("no_play", False, "Play nothing: write the tables from the "
+                             "chunks of games finished so far (e.g. while a run goes on).")
 _BOOTSTRAP = flags.DEFINE_integer("bootstrap", 200, "Bootstrap samples of the rating intervals.")
 
 
@@ -89,11 +91,18 @@ def run() -> None:
               "time_limit": _TIME_LIMIT.value, "num_games": _NUM_GAMES.value,
               "chunk": _CHUNK.value, "seed": _SEED.value}
     experiments.check_params(results_dir, params)
+    if _NO_PLAY.value:
+        games_dir = os.path.join(results_dir, "games")
+        jobs = {k: j for k, j in jobs.items()
+                if experiments.finished_jobs(games_dir, [k])}
+        if not jobs:
+            raise ValueError(f"no finished games in {games_dir} yet")
     start = time.perf_counter()
     results = experiments.run_jobs(
         match.play_games, jobs, results_dir=os.path.join(results_dir, "games"),
         workers=_WORKERS.value, backend=_BACKEND.value, ray_address=_RAY_ADDRESS.value,
         desc="chunks of games")
+    games = [g for g in games if any(j["game"] == g for j in jobs.values())]
     write_outputs(results_dir, games, loaded, bots, jobs, results)
     experiments.write_params(os.path.join(results_dir, "tournament.json"), params,
                              wall_seconds=round(time.perf_counter() - start, 1))

@@ -111,14 +111,15 @@ class PairResult:
 
 def pair_results(game: str, bots: Sequence[str], per_pair: dict[tuple[int, int], np.ndarray],
                  half_sum: float) -> list[PairResult]:
-    """Both seats of every unordered pair: ``per_pair[(i, j)]`` holds the (games x 2)
-    returns of the games with bot ``i`` in seat 0 and bot ``j`` in seat 1."""
+    """Both seats of every unordered pair that played: ``per_pair[(i, j)]`` holds the
+    (games x 2) returns of the games with bot ``i`` in seat 0 and bot ``j`` in seat 1."""
     results = []
+    none = np.zeros((0, 2))
     for i, j in itertools.combinations(range(len(bots)), 2):
-        if (i, j) not in per_pair:
+        if (i, j) not in per_pair and (j, i) not in per_pair:
             continue
-        a_first = per_pair[(i, j)][:, 0] - half_sum
-        a_second = per_pair[(j, i)][:, 1] - half_sum
+        a_first = per_pair.get((i, j), none)[:, 0] - half_sum
+        a_second = per_pair.get((j, i), none)[:, 1] - half_sum
         results.append(PairResult(game, bots[i], bots[j], np.concatenate([a_first, a_second])))
     return results
 
