@@ -192,7 +192,7 @@ def plot_ratings(path, bots, ratings) -> None:
         lo = np.array([ratings[g][1][k] for g in labels])
         hi = np.array([ratings[g][2][k] for g in labels])
         ax.bar(x + (k - (len(bots) - 1) / 2) * width, r, width, label=bot,
-               yerr=[r - lo, hi - r], capsize=3)
+               yerr=[np.maximum(r - lo, 0), np.maximum(hi - r, 0)], capsize=3)
     ax.set_xticks(x, [g if len(g) < 40 else g[:37] + "..." for g in labels], rotation=15,
                   ha="right", fontsize=7)
     ax.axhline(0, color="black", lw=0.5)

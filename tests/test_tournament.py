@@ -57,11 +57,11 @@ def test_elo_intervals_contain_the_estimate_and_shrink_with_games():
         a = rng.integers(3, size=n)
         b = (a + 1 + rng.integers(2, size=n)) % 3
         s = (rng.random(n) < np.where(a < b, 0.7, 0.3)).astype(float)  # lower index stronger
-        return tournament.elo_with_intervals(3, a, b, s, bootstrap=50, seed=1)
+        return tournament.elo_with_intervals(3, a, b, s, bootstrap=20, seed=1)
 
     r, lo, hi = intervals(200)
     assert np.all(lo <= r) and np.all(r <= hi) and r[0] > r[2]
-    r2, lo2, hi2 = intervals(2000)
+    r2, lo2, hi2 = intervals(1000)
     assert np.all(hi2 - lo2 < hi - lo)
 
 
