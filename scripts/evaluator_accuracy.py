@@ -49,14 +49,14 @@ def distinct_states(game: pyspiel.Game) -> list[pyspiel.State]:
 
 def main(argv):
     if len(argv) > 1:
-        raise app.UsageError(f"unexpected arguments: {argv[1:]}")
+        raise app.UsageError(f"unexpected arguments: {argv[1:]}", exitcode=2)
     print(f"{'game':<90} {'evaluator':<10} {'states':>6} {'MAE':>6} {'corr':>6}")
     for name in _GAMES.value:
         try:
             game = pyspiel.load_game(name)
             solution = solver.solve(game)
         except (pyspiel.SpielError, ValueError) as e:
-            raise app.UsageError(f"cannot solve {name!r}: {e}") from None
+            raise app.UsageError(f"cannot solve {name!r}: {e}", exitcode=2) from None
         states = distinct_states(game)
         exact = np.array([solution.state_value(s) for s in states])
         for evaluator in ("rollout", evaluators.game_aware_evaluator(game)):

@@ -61,11 +61,11 @@ def split(text: str) -> list[str]:
 
 def main(argv):
     if len(argv) > 1:
-        raise app.UsageError(f"unexpected arguments: {argv[1:]}")
+        raise app.UsageError(f"unexpected arguments: {argv[1:]}", exitcode=2)
     try:
         run()
     except ValueError as e:
-        raise app.UsageError(str(e)) from None
+        raise app.UsageError(str(e), exitcode=2) from None
 
 
 def run() -> None:
