@@ -467,6 +467,7 @@ class KernelSMMCTS:
         self._outcome_probs = np.zeros(kernel.max_chance_outcomes)
         self.root: KernelNode | None = None
         self._root_history: list[int] = []
+        self.last_iterations = 0  # iterations of the last run
 
     # -- tree management ---------------------------------------------------------------
 
@@ -580,6 +581,7 @@ class KernelSMMCTS:
         if time_limit is None:
             while done < iterations:
                 done += self._iterate(root, iterations - done)
+            self.last_iterations = done
             return self.root
         deadline = start + time_limit
         chunk = 16
@@ -594,6 +596,7 @@ class KernelSMMCTS:
             if ran == todo:  # not cut short by a full array: a clean rate measurement
                 rate = ran / max(now - begin, 1e-6)
                 chunk = int(max(1, rate * min(_CHECK_EVERY, deadline - now)))
+        self.last_iterations = done
         return self.root
 
     # -- results -----------------------------------------------------------------------

@@ -148,6 +148,7 @@ class SMMCTS:
         self._utility_sum = game.utility_sum()
         self.root: SearchNode | None = None
         self._root_history: list[int] = []
+        self.last_iterations = 0  # iterations of the last run
 
     # -- tree management ---------------------------------------------------------------
 
@@ -208,6 +209,7 @@ class SMMCTS:
         if time_limit is None:
             for _ in range(iterations):
                 self._simulate(root)
+            self.last_iterations = iterations
             return root
         deadline = time.perf_counter() + time_limit
         done = 0
@@ -216,6 +218,7 @@ class SMMCTS:
             done += 1
             if done % 16 == 0 and time.perf_counter() >= deadline:
                 break
+        self.last_iterations = done
         return root
 
     def _simulate(self, node: SearchNode) -> float:
