@@ -21,6 +21,11 @@ COVERED = [
     "oshi_zumo(coins=10,size=3,horizon=20)",
     "oshi_zumo(coins=7,size=1,horizon=50,min_bid=2)",
     "oshi_zumo(coins=5,size=2,horizon=10,alesia=True)",
+    "smmcts_random_stacked_matrix(depth=3,branching=3,seed=4)",
+    "smmcts_random_stacked_matrix(depth=2,branching_p1=2,branching_p2=4,seed=1)",
+    "smmcts_random_stacked_matrix(depth=3,branching=2,chance_branching=3,seed=2)",
+    "smmcts_matrix_tree(tree={1/3:[[1 0] [0 1]] 2/3:[[0.25 [[1;0]]] [0.5 -2]]})",
+    "smmcts_matrix_tree(tree=[[0 1 0.5]])",
 ]
 
 
@@ -33,36 +38,36 @@ def test_kernel_replays_pyspiel_trajectories(game_string):
     out = np.zeros(kernel.max_actions, np.int64)
     outcomes = np.zeros(kernel.max_chance_outcomes, np.int64)
     probs = np.zeros(kernel.max_chance_outcomes)
-    code, params = kernel.code, kernel.params
+    code, params, data = kernel.code, kernel.params, kernel.data
     for _ in range(30):
         state = game.new_initial_state()
         array = kernel.initial_state()
         depth = 1
         while True:
-            status = kernels.status(code, array, params)
+            status = kernels.status(code, array, params, data)
             if state.is_terminal():
                 assert status == kernels.TERMINAL
-                assert kernels.returns(code, array, params) == state.returns()[0]
+                assert kernels.returns(code, array, params, data) == state.returns()[0]
                 break
             depth += 1
             if state.is_chance_node():
                 assert status == kernels.CHANCE
-                k = kernels.chance_outcomes(code, array, params, outcomes, probs)
+                k = kernels.chance_outcomes(code, array, params, data, outcomes, probs)
                 expected = state.chance_outcomes()
                 assert outcomes[:k].tolist() == [a for a, _ in expected]
                 assert probs[:k].tolist() == pytest.approx([p for _, p in expected])
                 action = expected[rng.integers(len(expected))][0]
                 state.apply_action(action)
-                kernels.apply_chance(code, array, params, action)
+                kernels.apply_chance(code, array, params, data, action)
                 continue
             assert status == kernels.DECISION
             joint = []
             for player in (0, 1):
-                k = kernels.legal_actions(code, array, params, player, out)
+                k = kernels.legal_actions(code, array, params, data, player, out)
                 assert out[:k].tolist() == list(state.legal_actions(player))
                 joint.append(int(out[rng.integers(k)]) if k else -1)
             state.apply_actions(joint)
-            kernels.apply_actions(code, array, params, joint[0], joint[1])
+            kernels.apply_actions(code, array, params, data, joint[0], joint[1])
         assert depth <= kernel.max_depth
 
 
@@ -87,11 +92,12 @@ def test_evaluators_are_exact_at_terminals_and_bounded(game_string, evaluator):
     kernel = kernels.kernel_for(game)
     rng = np.random.default_rng(1)
     values = []
+    k = (kernel.code, kernel.params, kernel.data)
     for _ in range(200):
         state = kernel.initial_state()
-        values.append(kernels.evaluate(kernel.code, evaluator, state, kernel.params, rng))
-        assert kernels.status(kernel.code, state, kernel.params) == kernels.TERMINAL or \
-            evaluator != 0
+        values.append(kernels.evaluate(k[0], evaluator, state, k[1], k[2], rng))
+        if evaluator == 0:  # a rollout plays to the end
+            assert kernels.status(k[0], state, k[1], k[2]) == kernels.TERMINAL
     assert game.min_utility() <= min(values) and max(values) <= game.max_utility()
 
 
@@ -101,7 +107,8 @@ def test_random_rollout_matches_pyspiel_random_play():
                              "returns_type=point_difference)")
     kernel = kernels.kernel_for(game)
     rng = np.random.default_rng(2)
-    ours = [kernels.evaluate(kernel.code, 0, kernel.initial_state(), kernel.params, rng)
+    ours = [kernels.evaluate(kernel.code, 0, kernel.initial_state(), kernel.params,
+                              kernel.data, rng)
             for _ in range(4000)]
     py_rng = np.random.default_rng(3)
     theirs = []

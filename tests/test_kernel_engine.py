@@ -51,6 +51,8 @@ def assert_same_distribution(a, b):
     (GOOF4, "rm", "empirical"),
     (GOOF3_RANDOM, "exp3m", "average"),
     ("oshi_zumo(coins=3,size=1,horizon=4)", "ucb", "empirical"),
+    ("smmcts_random_stacked_matrix(depth=2,branching=3,chance_branching=2,seed=1)", "rmm",
+     "empirical"),
 ])
 def test_same_statistics_as_the_generic_engine_quick(game_string, selector, final_strategy):
     game = pyspiel.load_game(game_string)

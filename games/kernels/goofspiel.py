@@ -28,8 +28,8 @@ _NUM_CARDS, _ORDER, _RETURNS = range(3)
 _RANDOM, _DESCENDING, _ASCENDING = range(3)
 
 
-def parameters(game) -> np.ndarray | None:
-    """The kernel's parameter array for ``game``, or None if the kernel does not cover it."""
+def parameters(game) -> tuple[np.ndarray, np.ndarray] | None:
+    """The kernel's (int, float) parameter arrays for ``game``; None if it does not cover it."""
     p = game.get_parameters()
     if p.get("imp_info", False) or p.get("players", 2) != 2 or p.get("num_turns", -1) != -1:
         return None
@@ -38,7 +38,8 @@ def parameters(game) -> np.ndarray | None:
     returns = p.get("returns_type", "win_loss")
     if not 1 <= n <= MAX_CARDS or order not in POINTS_ORDERS or returns not in RETURNS_TYPES:
         return None
-    return np.array([n, POINTS_ORDERS.index(order), RETURNS_TYPES.index(returns)], np.int64)
+    return (np.array([n, POINTS_ORDERS.index(order), RETURNS_TYPES.index(returns)], np.int64),
+            np.zeros(0))
 
 
 def limits(params: np.ndarray) -> tuple[int, int, int]:
@@ -89,14 +90,14 @@ def initial_state(params):
 
 
 @numba.njit(cache=True)
-def status(state, params):
+def status(state, params, data):
     if state[_OVER]:
         return TERMINAL
     return CHANCE if state[_CHANCE_PENDING] else DECISION
 
 
 @numba.njit(cache=True)
-def legal_actions(state, params, player, out):
+def legal_actions(state, params, data, player, out):
     hand = state[_HAND0 + player]
     k = 0
     for c in range(params[_NUM_CARDS]):
@@ -107,7 +108,7 @@ def legal_actions(state, params, player, out):
 
 
 @numba.njit(cache=True)
-def chance_outcomes(state, params, outcomes, probs):
+def chance_outcomes(state, params, data, outcomes, probs):
     n = params[_NUM_CARDS]
     k = 0
     for c in range(n):
@@ -120,12 +121,12 @@ def chance_outcomes(state, params, outcomes, probs):
 
 
 @numba.njit(cache=True)
-def apply_chance(state, params, outcome):
+def apply_chance(state, params, data, outcome):
     _deal(state, outcome)
 
 
 @numba.njit(cache=True)
-def apply_actions(state, params, action0, action1):
+def apply_actions(state, params, data, action0, action1):
     n = params[_NUM_CARDS]
     _play_round(state, action0, action1)
     turn = state[_TURN]
@@ -146,7 +147,7 @@ def apply_actions(state, params, action0, action1):
 
 
 @numba.njit(cache=True)
-def returns(state, params):
+def returns(state, params, data):
     """Player 0's return at a terminal state."""
     p0 = state[_POINTS0]
     p1 = state[_POINTS1]
@@ -174,7 +175,7 @@ def _random_card(mask, n, u):
 
 
 @numba.njit(cache=True)
-def rollout(state, params, rng):
+def rollout(state, params, data, rng):
     """Player 0's return after uniformly random play (and chance) from ``state``."""
     n = params[_NUM_CARDS]
     while not state[_OVER]:
@@ -184,19 +185,19 @@ def rollout(state, params, rng):
         else:
             a0 = _random_card(state[_HAND0], n, rng.random())
             a1 = _random_card(state[_HAND1], n, rng.random())
-            apply_actions(state, params, a0, a1)
-    return returns(state, params)
+            apply_actions(state, params, data, a0, a1)
+    return returns(state, params, data)
 
 
 @numba.njit(cache=True)
-def heuristic(state, params, rng):
+def heuristic(state, params, data, rng):
     """Leaf value without a rollout: the score so far plus the prizes left shared by the
     hands' strength (each player's share of the remaining card sum), in player 0's units.
 
     A cheap game-aware evaluator for the kernel's evaluator slot; it is exact at terminals.
     """
     if state[_OVER]:
-        return returns(state, params)
+        return returns(state, params, data)
     n = params[_NUM_CARDS]
     left = 0
     for c in range(n):

@@ -22,11 +22,11 @@ STATE_SIZE = 5
 _START_COINS, _SIZE, _HORIZON, _MIN_BID, _ALESIA = range(5)
 
 
-def parameters(game) -> np.ndarray | None:
-    """The kernel's parameter array for ``game``."""
+def parameters(game) -> tuple[np.ndarray, np.ndarray]:
+    """The kernel's (int, float) parameter arrays for ``game``."""
     p = game.get_parameters()
-    return np.array([p["coins"], p["size"], p["horizon"], p["min_bid"], int(p["alesia"])],
-                    np.int64)
+    return (np.array([p["coins"], p["size"], p["horizon"], p["min_bid"], int(p["alesia"])],
+                     np.int64), np.zeros(0))
 
 
 def limits(params: np.ndarray) -> tuple[int, int, int]:
@@ -47,7 +47,7 @@ def initial_state(params):
 
 
 @numba.njit(cache=True)
-def status(state, params):
+def status(state, params, data):
     if (state[_MOVES] >= params[_HORIZON] or state[_WINNER] != -1
             or (state[_COINS0] == 0 and state[_COINS1] == 0)):
         return TERMINAL
@@ -55,7 +55,7 @@ def status(state, params):
 
 
 @numba.njit(cache=True)
-def legal_actions(state, params, player, out):
+def legal_actions(state, params, data, player, out):
     coins = state[_COINS0 + player]
     k = 0
     for bid in range(params[_MIN_BID], coins + 1):
@@ -68,17 +68,17 @@ def legal_actions(state, params, player, out):
 
 
 @numba.njit(cache=True)
-def chance_outcomes(state, params, outcomes, probs):
+def chance_outcomes(state, params, data, outcomes, probs):
     return 0
 
 
 @numba.njit(cache=True)
-def apply_chance(state, params, outcome):
+def apply_chance(state, params, data, outcome):
     pass
 
 
 @numba.njit(cache=True)
-def apply_actions(state, params, action0, action1):
+def apply_actions(state, params, data, action0, action1):
     if action0 > action1:
         state[_POSITION] += 1
     elif action0 < action1:
@@ -93,7 +93,7 @@ def apply_actions(state, params, action0, action1):
 
 
 @numba.njit(cache=True)
-def returns(state, params):
+def returns(state, params, data):
     """Player 0's return at a terminal state."""
     if state[_WINNER] == 0:
         return 1.0
@@ -114,25 +114,25 @@ def _random_bid(coins, min_bid, u):
 
 
 @numba.njit(cache=True)
-def rollout(state, params, rng):
+def rollout(state, params, data, rng):
     """Player 0's return after uniformly random bids from ``state``."""
-    while status(state, params) != TERMINAL:
+    while status(state, params, data) != TERMINAL:
         a0 = _random_bid(state[_COINS0], params[_MIN_BID], rng.random())
         a1 = _random_bid(state[_COINS1], params[_MIN_BID], rng.random())
-        apply_actions(state, params, a0, a1)
-    return returns(state, params)
+        apply_actions(state, params, data, a0, a1)
+    return returns(state, params, data)
 
 
 @numba.njit(cache=True)
-def heuristic(state, params, rng):
+def heuristic(state, params, data, rng):
     """Leaf value without a rollout: the wrestler's position and the coin balance.
 
     Exact at terminals. Elsewhere ``tanh`` of the distance the wrestler has been pushed
     towards player 1's edge plus the coin lead in units of the starting coins: the player
     with more coins left can win more pushes.
     """
-    if status(state, params) == TERMINAL:
-        return returns(state, params)
+    if status(state, params, data) == TERMINAL:
+        return returns(state, params, data)
     size = params[_SIZE]
     push = (state[_POSITION] - (size + 1)) / (size + 1)
     lead = (state[_COINS0] - state[_COINS1]) / max(1, params[_START_COINS])

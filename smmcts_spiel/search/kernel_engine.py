@@ -61,10 +61,10 @@ _ucb_index = _inlined(selectors.ucb_index)
 
 
 @_inlined
-def _new_node(code, state, params, nodes_i, nodes_f, counters):
+def _new_node(code, state, params, data, nodes_i, nodes_f, counters):
     node = counters[NUM_NODES]
     counters[NUM_NODES] += 1
-    kind = kernels.status(code, state, params)
+    kind = kernels.status(code, state, params, data)
     nodes_i[KIND, node] = kind
     nodes_i[N1, node] = 0
     nodes_i[N2, node] = 0
@@ -72,21 +72,21 @@ def _new_node(code, state, params, nodes_i, nodes_f, counters):
     nodes_i[EXPANDED, node] = 0
     nodes_f[X, node] = 0.0
     nodes_f[VISITS, node] = 0.0
-    nodes_f[U1, node] = kernels.returns(code, state, params) if kind == TERMINAL else 0.0
+    nodes_f[U1, node] = kernels.returns(code, state, params, data) if kind == TERMINAL else 0.0
     return node
 
 
 @_inlined
-def _open(node, code, state, params, nodes_i, pool, slots, counters, actions_out, outcomes,
+def _open(node, code, state, params, data, nodes_i, pool, slots, counters, actions_out, outcomes,
           outcome_probs):
     """First visit of a node: its children table, its actions and its statistics."""
     if nodes_i[KIND, node] == CHANCE:
-        n1 = kernels.chance_outcomes(code, state, params, outcomes, outcome_probs)
+        n1 = kernels.chance_outcomes(code, state, params, data, outcomes, outcome_probs)
         n2 = 1
         width = n1
     else:
-        n1 = kernels.legal_actions(code, state, params, 0, actions_out)
-        n2 = kernels.legal_actions(code, state, params, 1, actions_out[max(n1, 1):])
+        n1 = kernels.legal_actions(code, state, params, data, 0, actions_out)
+        n2 = kernels.legal_actions(code, state, params, data, 1, actions_out[max(n1, 1):])
         if n1 == 0:
             actions_out[0] = -1
             n1 = 1
@@ -196,7 +196,7 @@ def _select(selector, stat, counts, gamma, c, probs, rng):
 
 
 @_inlined
-def _iteration(root, root_state, code, params, evaluator, selector, mean_variant,
+def _iteration(root, root_state, code, params, data, evaluator, selector, mean_variant,
                track_average, config, nodes_i, nodes_f, pool, slots, counters, rng, state,
                path_node, path_i, path_j, actions_out, outcomes, outcome_probs):
     """One iteration of Alg. 1 from the root: descend (replaying the moves), then back up."""
@@ -213,7 +213,7 @@ def _iteration(root, root_state, code, params, evaluator, selector, mean_variant
             u = nodes_f[U1, node]
             break
         if nodes_i[CHILD, node] < 0:
-            _open(node, code, state, params, nodes_i, pool, slots, counters, actions_out,
+            _open(node, code, state, params, data, nodes_i, pool, slots, counters, actions_out,
                   outcomes, outcome_probs)
         c0 = nodes_i[CHILD, node]
         n1 = nodes_i[N1, node]
@@ -221,10 +221,10 @@ def _iteration(root, root_state, code, params, evaluator, selector, mean_variant
         a0 = nodes_i[ACTIONS, node]
         if kind == CHANCE:
             o = _sample_index(slots[PROB, s:s + n1], rng.random())
-            kernels.apply_chance(code, state, params, pool[a0 + o])
+            kernels.apply_chance(code, state, params, data, pool[a0 + o])
             child = pool[c0 + o]
             if child < 0:
-                child = _new_node(code, state, params, nodes_i, nodes_f, counters)
+                child = _new_node(code, state, params, data, nodes_i, nodes_f, counters)
                 pool[c0 + o] = child
             path_node[depth] = node
             depth += 1
@@ -244,14 +244,14 @@ def _iteration(root, root_state, code, params, evaluator, selector, mean_variant
                 a += 1
             i = a // n2
             j = a % n2
-            kernels.apply_actions(code, state, params, pool[a0 + i], pool[a0 + n1 + j])
-            child = _new_node(code, state, params, nodes_i, nodes_f, counters)
+            kernels.apply_actions(code, state, params, data, pool[a0 + i], pool[a0 + n1 + j])
+            child = _new_node(code, state, params, data, nodes_i, nodes_f, counters)
             pool[c0 + a] = child
             nodes_i[EXPANDED, node] += 1
             if nodes_i[KIND, child] == TERMINAL:
                 u = nodes_f[U1, child]
             else:
-                u = kernels.evaluate(code, evaluator, state, params, rng)
+                u = kernels.evaluate(code, evaluator, state, params, data, rng)
             nodes_f[X, child] += u
             nodes_f[VISITS, child] += 1.0
             _update(node, i, j, u, False, selector, track_average, config, nodes_i, nodes_f,
@@ -261,7 +261,7 @@ def _iteration(root, root_state, code, params, evaluator, selector, mean_variant
                     slots[PROB, s:s + n1], rng)
         j = _select(selector, slots[STAT, s + n1:s + n1 + n2], slots[COUNT, s + n1:s + n1 + n2],
                     gamma, c, slots[PROB, s + n1:s + n1 + n2], rng)
-        kernels.apply_actions(code, state, params, pool[a0 + i], pool[a0 + n1 + j])
+        kernels.apply_actions(code, state, params, data, pool[a0 + i], pool[a0 + n1 + j])
         path_node[depth] = node
         path_i[depth] = i
         path_j[depth] = j
@@ -280,7 +280,7 @@ def _iteration(root, root_state, code, params, evaluator, selector, mean_variant
 
 
 @numba.njit(cache=True, error_model="numpy", _nrt=False)
-def _run(iterations, root, root_state, code, params, evaluator, selector, mean_variant,
+def _run(iterations, root, root_state, code, params, data, evaluator, selector, mean_variant,
          track_average, config, nodes_i, nodes_f, pool, slots, counters, rng, state, path_node,
          path_i, path_j, actions_out, outcomes, outcome_probs, node_room, pool_room):
     """Run up to ``iterations`` iterations; stops early when the arrays may overflow.
@@ -294,7 +294,7 @@ def _run(iterations, root, root_state, code, params, evaluator, selector, mean_v
                 or counters[POOL_USED] + pool_room > len(pool)
                 or counters[SLOTS_USED] + pool_room > slots.shape[1]):
             break
-        _iteration(root, root_state, code, params, evaluator, selector, mean_variant,
+        _iteration(root, root_state, code, params, data, evaluator, selector, mean_variant,
                    track_average, config, nodes_i, nodes_f, pool, slots, counters, rng, state,
                    path_node, path_i, path_j, actions_out, outcomes, outcome_probs)
         done += 1
@@ -302,30 +302,30 @@ def _run(iterations, root, root_state, code, params, evaluator, selector, mean_v
 
 
 @numba.njit(cache=True)
-def _replay(code, params, history, state, actions_out):
+def _replay(code, params, data, history, state, actions_out):
     """Apply a pyspiel history (one entry per chance or single move, two per joint move)
     to ``state``; False if it does not fit the kernel (then ``state`` is undefined)."""
     k = 0
     while k < len(history):
-        kind = kernels.status(code, state, params)
+        kind = kernels.status(code, state, params, data)
         if kind == TERMINAL:
             return False
         if kind == CHANCE:
-            kernels.apply_chance(code, state, params, history[k])
+            kernels.apply_chance(code, state, params, data, history[k])
             k += 1
             continue
-        n1 = kernels.legal_actions(code, state, params, 0, actions_out)
-        n2 = kernels.legal_actions(code, state, params, 1, actions_out)
+        n1 = kernels.legal_actions(code, state, params, data, 0, actions_out)
+        n2 = kernels.legal_actions(code, state, params, data, 1, actions_out)
         if n1 > 0 and n2 > 0:
             if k + 1 >= len(history):
                 return False
-            kernels.apply_actions(code, state, params, history[k], history[k + 1])
+            kernels.apply_actions(code, state, params, data, history[k], history[k + 1])
             k += 2
         elif n1 > 0:
-            kernels.apply_actions(code, state, params, history[k], -1)
+            kernels.apply_actions(code, state, params, data, history[k], -1)
             k += 1
         else:
-            kernels.apply_actions(code, state, params, -1, history[k])
+            kernels.apply_actions(code, state, params, data, -1, history[k])
             k += 1
     return True
 
@@ -482,14 +482,16 @@ class KernelSMMCTS:
                 return self.root
         self.counters[:] = 0
         self._set_root_state(history)
-        index = _new_root(self.kernel.code, self._root_state, self.kernel.params, self.nodes_i,
+        index = _new_root(self.kernel.code, self._root_state, self.kernel.params, self.kernel.data,
+                          self.nodes_i,
                           self.nodes_f, self.counters)
         self.root, self._root_history = KernelNode(self, index), history
         return self.root
 
     def _set_root_state(self, history: list[int]) -> None:
         self._root_state[:] = self.kernel.initial_state()
-        if not _replay(self.kernel.code, self.kernel.params, np.array(history, np.int64),
+        kernel = self.kernel
+        if not _replay(kernel.code, kernel.params, kernel.data, np.array(history, np.int64),
                        self._root_state, self._actions):
             raise ValueError(f"history {history} does not fit the kernel of {self.game}")
 
@@ -556,7 +558,8 @@ class KernelSMMCTS:
     # -- running -----------------------------------------------------------------------
 
     def _iterate(self, root: int, iterations: int) -> int:
-        done = _run(iterations, root, self._root_state, self.kernel.code, self.kernel.params,
+        kernel = self.kernel
+        done = _run(iterations, root, self._root_state, kernel.code, kernel.params, kernel.data,
                     self._evaluator_code, self._selector_code, self.propagate_mean,
                     self.final_strategy == "average", self._config, self.nodes_i,
                     self.nodes_f, self.pool, self.slots, self.counters, self._rng,
@@ -615,5 +618,5 @@ class KernelSMMCTS:
 
 
 @numba.njit(cache=True)
-def _new_root(code, state, params, nodes_i, nodes_f, counters):
-    return _new_node(code, state, params, nodes_i, nodes_f, counters)
+def _new_root(code, state, params, data, nodes_i, nodes_f, counters):
+    return _new_node(code, state, params, data, nodes_i, nodes_f, counters)
