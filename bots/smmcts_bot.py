@@ -31,7 +31,9 @@ class SMMCTSBot(pyspiel.Bot):
       c: UCB exploration constant (rewards are scaled into [-1, 1]).
       iterations: search iterations per step (None: search by time_limit alone).
       time_limit: seconds per step; the search stops at whichever budget runs out first.
-      final_strategy: "empirical" frequencies (the paper's) or "average" strategy.
+      final_strategy: "empirical" frequencies (the paper's), "average" strategy,
+        "average_no_exploration" (the average without the selectors' gamma/|A|
+        exploration, GTLibrary's choice) or "most_visited" (play the most visited action).
       seed: seeds the search and the bot's own sampling; same seed, same game, same play.
       evaluator: leaf evaluator: an object with OpenSpiel's ``evaluate(state)`` interface
         (generic engine), or the name of a game kernel's compiled evaluator,
@@ -106,7 +108,8 @@ class SMMCTSBot(pyspiel.Bot):
         self._check_can_act(state)
         node = self._search.run(state, self.iterations, self.time_limit)
         actions = node.actions[self.player_id]
-        probs = node.strategy(self.player_id, self._search.final_strategy)
+        probs = node.strategy(self.player_id, self._search.final_strategy,
+                              self._search.exploration)
         if node.mover is None:
             action = self._rng.choices(actions, weights=probs)[0]
         else:

@@ -11,7 +11,7 @@ from smmcts_spiel.bots import SMMCTSBot
 from smmcts_spiel.exact import exploitability
 from smmcts_spiel.search.evaluators import RandomRolloutEvaluator
 from smmcts_spiel.search.kernel_engine import KernelSMMCTS
-from smmcts_spiel.search.smmcts import SMMCTS
+from smmcts_spiel.search.smmcts import FINAL_STRATEGIES, SMMCTS, final_probabilities
 
 SELECTORS = ["rm", "rmm", "exp3", "exp3m", "ucb", "ucbm"]
 GOOF4 = "goofspiel(num_cards=4,imp_info=False,points_order=descending)"
@@ -147,7 +147,7 @@ def test_policy_export_is_the_tree_strategy_and_evaluable():
 
 
 @pytest.mark.parametrize("selector", SELECTORS)
-@pytest.mark.parametrize("final_strategy", ["empirical", "average"])
+@pytest.mark.parametrize("final_strategy", FINAL_STRATEGIES)
 def test_every_selector_and_final_strategy_plays(selector, final_strategy):
     game = pyspiel.load_game("smmcts_goofspiel(num_cards=4,points_order=random)")
     bot = SMMCTSBot(game, 1, selector=selector, iterations=300, seed=0,
@@ -204,3 +204,29 @@ def test_heuristic_evaluator_plays_well():
         wins += state.returns()[0] > 0
         losses += state.returns()[0] < 0
     assert wins >= 2 * losses
+
+
+def test_final_move_rules():
+    counts, sums = [2, 7, 1], [1.0, 8.0, 1.0]
+    assert final_probabilities(counts, sums, "empirical", 0.3) == pytest.approx([0.2, 0.7, 0.1])
+    assert final_probabilities(counts, sums, "average", 0.3) == pytest.approx([0.1, 0.8, 0.1])
+    # (0.1 - 0.1) / 0.7 = 0 and (0.8 - 0.1) / 0.7 = 1: the exploration is all that was mixed in.
+    assert final_probabilities(counts, sums, "average_no_exploration", 0.3) == pytest.approx(
+        [0.0, 1.0, 0.0])
+    assert final_probabilities(counts, sums, "most_visited", 0.3) == [0.0, 1.0, 0.0]
+    assert final_probabilities([0, 0], [0.0, 0.0], "most_visited", 0.1) == [0.5, 0.5]
+
+
+@pytest.mark.parametrize("engine", [KernelSMMCTS, SMMCTS])
+def test_final_move_rules_read_the_root_statistics(engine):
+    game = pyspiel.load_game(GOOF4)
+    search = engine(game, selector="rm", gamma=0.2, seed=0,
+                    final_strategy="average_no_exploration")
+    root = search.run(game.new_initial_state(), 2_000)
+    average = np.array(root.strategy(0, "average"))
+    kept = np.clip((average - 0.2 / 4) / 0.8, 0, None)
+    assert root.strategy(0, "average_no_exploration", 0.2) == pytest.approx(kept / kept.sum())
+    counts = root.counts[0]
+    assert root.strategy(0, "most_visited")[int(np.argmax(counts))] == 1.0
+    policy = search.policy().action_probabilities(game.new_initial_state(), 0)
+    assert list(policy.values()) == pytest.approx(kept / kept.sum())

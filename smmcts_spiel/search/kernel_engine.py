@@ -32,7 +32,12 @@ import pyspiel
 from smmcts_spiel import checks
 from smmcts_spiel.games import kernels
 from smmcts_spiel.search import selectors
-from smmcts_spiel.search.smmcts import FINAL_STRATEGIES, SearchPolicy, check_game
+from smmcts_spiel.search.smmcts import (
+    FINAL_STRATEGIES,
+    SearchPolicy,
+    check_game,
+    final_probabilities,
+)
 
 SELECTOR_CODES = {"rm": 0, "exp3": 1, "ucb": 2}
 TERMINAL, CHANCE, DECISION = kernels.TERMINAL, kernels.CHANCE, kernels.DECISION
@@ -54,6 +59,7 @@ _rm_probabilities = _inlined(selectors.regret_matching_probabilities)
 _exp3_probabilities = _inlined(selectors.exp3_probabilities)
 _sample_index = _inlined(selectors.sample_index)
 _ucb_index = _inlined(selectors.ucb_index)
+_ucb_index_random_ties = _inlined(selectors.ucb_index_random_ties)
 
 
 # ----------------------------------------------------------------------------------------
@@ -189,10 +195,14 @@ def _update(node, i, j, u1, fresh, selector, track_average, config, nodes_i, nod
 
 @_inlined
 def _select(selector, stat, counts, gamma, c, probs, rng):
+    """A player's action; ``probs`` gets the selector's distribution (for the average)."""
     if len(probs) == 1:
         probs[0] = 1.0
         return 0
-    return _sample_index(_probabilities(selector, stat, counts, gamma, c, probs), rng.random())
+    _probabilities(selector, stat, counts, gamma, c, probs)
+    if selector == 2:
+        return _ucb_index_random_ties(stat, counts, c, rng.random())
+    return _sample_index(probs, rng.random())
 
 
 @_inlined
@@ -398,14 +408,12 @@ class KernelNode:
     def counts(self) -> tuple[list[int], list[int]]:
         return tuple([int(x) for x in self._slots(COUNT, p)] for p in (0, 1))
 
-    def strategy(self, player: int, final_strategy: str = "empirical") -> list[float]:
-        """The final strategy of ``player`` here (uniform if the node has no statistics)."""
-        n = len(self.actions[player])
-        weights = self._slots(COUNT if final_strategy == "empirical" else AVERAGE, player)
-        total = float(weights.sum())
-        if total <= 0:
-            return [1.0 / n] * n
-        return [float(w) / total for w in weights]
+    def strategy(self, player: int, final_strategy: str = "empirical",
+                 exploration: float = 0.0) -> list[float]:
+        """The final strategy of ``player`` here (see ``smmcts.final_probabilities``)."""
+        return final_probabilities(self._slots(COUNT, player).tolist(),
+                                   self._slots(AVERAGE, player).tolist(), final_strategy,
+                                   exploration)
 
     def child(self, player_actions) -> KernelNode | None:
         """The child after the given action of each player (chance: one action), or None."""
@@ -447,6 +455,8 @@ class KernelSMMCTS:
         self.final_strategy = final_strategy
         self.evaluator = evaluator
         self._selector_code = SELECTOR_CODES[base]
+        # The uniform exploration the selectors mix in (removed by average_no_exploration).
+        self.exploration = 0.0 if base == "ucb" else float(gamma)
         self._evaluator_code = kernels.EVALUATORS[evaluator]
         scale = max(abs(game.min_utility()), abs(game.max_utility())) or 1.0
         self._config = np.array([gamma, c, 1.0 / scale, game.utility_sum()])
@@ -561,7 +571,7 @@ class KernelSMMCTS:
         kernel = self.kernel
         done = _run(iterations, root, self._root_state, kernel.code, kernel.params, kernel.data,
                     self._evaluator_code, self._selector_code, self.propagate_mean,
-                    self.final_strategy == "average", self._config, self.nodes_i,
+                    self.final_strategy.startswith("average"), self._config, self.nodes_i,
                     self.nodes_f, self.pool, self.slots, self.counters, self._rng,
                     self._state, self._path[0], self._path[1], self._path[2], self._actions,
                     self._outcomes, self._outcome_probs, self._node_room, self._pool_room)
@@ -609,7 +619,8 @@ class KernelSMMCTS:
         node = self.find(state)
         if (node is not None and node.is_open and not node.is_chance and not node.is_terminal
                 and node.mover in (None, player)):
-            return dict(zip(node.actions[player], node.strategy(player, self.final_strategy)))
+            return dict(zip(node.actions[player],
+                            node.strategy(player, self.final_strategy, self.exploration)))
         actions = state.legal_actions(player)
         return {a: 1.0 / len(actions) for a in actions}
 
