@@ -432,7 +432,7 @@ class KernelSMMCTS:
     def __init__(self, game: pyspiel.Game, selector: str = "rm", gamma: float = 0.05,
                  c: float = 1.4, final_strategy: str = "empirical",
                  evaluator: str = "random_rollout", seed: int | None = None,
-                 initial_nodes: int = 1 << 14):
+                 initial_nodes: int = 1 << 16):
         check_game(game)
         kernel = kernels.kernel_for(game)
         if kernel is None:
@@ -466,8 +466,8 @@ class KernelSMMCTS:
         self._pool_room = self._node_room * width
         self.nodes_i = np.zeros((7, initial_nodes), np.int64)
         self.nodes_f = np.zeros((3, initial_nodes))
-        self.pool = np.zeros(max(initial_nodes, 2 * self._pool_room), np.int64)
-        self.slots = np.zeros((4, max(initial_nodes, 2 * self._pool_room)))
+        self.pool = np.zeros(max(8 * initial_nodes, 2 * self._pool_room), np.int64)
+        self.slots = np.zeros((4, max(4 * initial_nodes, 2 * self._pool_room)))
         self.counters = np.zeros(3, np.int64)
         self._state = np.zeros_like(kernel.initial_state())
         self._root_state = self._state.copy()
@@ -555,15 +555,23 @@ class KernelSMMCTS:
         return node
 
     def _grow(self) -> None:
-        """Double the arrays that are more than half full."""
-        def doubled(array):
-            return np.concatenate([array, np.zeros_like(array)], axis=-1)
-        if self.counters[NUM_NODES] + self._node_room > self.nodes_i.shape[1] // 2:
-            self.nodes_i, self.nodes_f = doubled(self.nodes_i), doubled(self.nodes_f)
-        if self.counters[POOL_USED] + self._pool_room > len(self.pool) // 2:
-            self.pool = doubled(self.pool)
-        if self.counters[SLOTS_USED] + self._pool_room > self.slots.shape[1] // 2:
-            self.slots = doubled(self.slots)
+        """Enlarge (4x) the arrays that may overflow in the next iteration.
+
+        Only the used part is copied: numpy's fresh zeros are not touched until written,
+        so a large capacity costs no time (this bounds the pause of a timed move).
+        """
+        def enlarged(array, used):
+            bigger = np.zeros(array.shape[:-1] + (4 * array.shape[-1],), array.dtype)
+            bigger[..., :used] = array[..., :used]
+            return bigger
+        nodes, pool, slots = (int(x) for x in self.counters)
+        if nodes + self._node_room > self.nodes_i.shape[1]:
+            self.nodes_i, self.nodes_f = enlarged(self.nodes_i, nodes), enlarged(self.nodes_f,
+                                                                                  nodes)
+        if pool + self._pool_room > len(self.pool):
+            self.pool = enlarged(self.pool, pool)
+        if slots + self._pool_room > self.slots.shape[1]:
+            self.slots = enlarged(self.slots, slots)
 
     # -- running -----------------------------------------------------------------------
 
