@@ -27,11 +27,11 @@ from open_spiel.python.algorithms import mcts
 from smmcts_spiel.bots import SMMCTSBot
 from smmcts_spiel.games import kernels
 
-_KERNEL_GAMES = flags.DEFINE_list(
-    "kernel_games", ["goofspiel(num_cards=6,points_order=descending,imp_info=False)",
-                     "goofspiel(num_cards=13,points_order=random,imp_info=False)",
-                     "oshi_zumo(coins=10,size=3,horizon=20)"],
-    "Games with a game kernel, compared with OpenSpiel's C++ MCTSBot.")
+_KERNEL_GAMES = flags.DEFINE_string(
+    "kernel_games", "goofspiel(num_cards=6,points_order=descending,imp_info=False);"
+    "goofspiel(num_cards=13,points_order=random,imp_info=False);"
+    "oshi_zumo(coins=10,size=3,horizon=20)",
+    "Games with a game kernel, separated by ';', compared with OpenSpiel's C++ MCTSBot.")
 _GENERIC_GAME = flags.DEFINE_string("generic_game", "tic_tac_toe",
                                     "A game without a kernel, compared with the Python MCTSBot.")
 _ITERATIONS = flags.DEFINE_integer("iterations", 20_000, "Budget per timed search (kernel games).",
@@ -45,6 +45,13 @@ _MOVE_TIME = flags.DEFINE_float("move_time", 0.1, "Seconds per move for the iter
 _SELECTOR = flags.DEFINE_string("selector", "rm", "Our selector.")
 _UCT_C = 2.0
 _MEMORY_MB = 2_000
+
+
+def load(game_string: str) -> pyspiel.Game:
+    try:
+        return pyspiel.load_game(game_string)
+    except pyspiel.SpielError as e:
+        raise app.UsageError(f"cannot load game {game_string!r}: {e}", exitcode=2) from None
 
 
 def start_state(game: pyspiel.Game) -> pyspiel.State:
@@ -91,7 +98,7 @@ def python(turn_based, state, seed, iterations):
 
 def rates(game_string: str, with_cpp: bool) -> dict[str, float]:
     """Median searches/s of each bot, and median per-repeat ratios, on one game."""
-    game = pyspiel.load_game(game_string)
+    game = load(game_string)
     simultaneous = game.get_type().dynamics == pyspiel.GameType.Dynamics.SIMULTANEOUS
     turn_based = pyspiel.convert_to_turn_based(game) if simultaneous else game
     state = start_state(game)
@@ -135,10 +142,10 @@ def main(argv):
           f"{_PYTHON_ITERATIONS.value} (Python MCTSBot); selector {_SELECTOR.value}; "
           f"per-move counts at {_MOVE_TIME.value} s")
     cpp_ratios = []
-    for game_string in _KERNEL_GAMES.value:
-        if kernels.kernel_for(pyspiel.load_game(game_string)) is None:
+    for game_string in filter(None, _KERNEL_GAMES.value.split(";")):
+        if kernels.kernel_for(load(game_string)) is None:
             raise app.UsageError(f"{game_string} has no game kernel; give it as "
-                                 "--generic_game instead")
+                                 "--generic_game instead", exitcode=2)
         r = rates(game_string, with_cpp=True)
         cpp_ratios.append(r["ratio_vs_cpp"])
         print(f"{game_string} [kernel]\n"
@@ -149,9 +156,9 @@ def main(argv):
               f"{r['ours_per_move']:,.0f}, C++ {r['cpp_per_move']:,.0f}; our overshoot "
               f"median {r['ours_overshoot_ms']:.1f} ms, worst "
               f"{r['ours_worst_overshoot_ms']:.1f} ms")
-    if kernels.kernel_for(pyspiel.load_game(_GENERIC_GAME.value)) is not None:
+    if kernels.kernel_for(load(_GENERIC_GAME.value)) is not None:
         raise app.UsageError(f"{_GENERIC_GAME.value} has a game kernel; --generic_game must "
-                             "be a game without one")
+                             "be a game without one", exitcode=2)
     r = rates(_GENERIC_GAME.value, with_cpp=False)
     print(f"{_GENERIC_GAME.value} [generic]\n"
           f"  iterations/s: ours {r['ours_rate']:,.0f}, Python MCTSBot {r['python_rate']:,.0f}\n"

@@ -466,8 +466,10 @@ class KernelSMMCTS:
         self._pool_room = self._node_room * width
         self.nodes_i = np.zeros((7, initial_nodes), np.int64)
         self.nodes_f = np.zeros((3, initial_nodes))
-        self.pool = np.zeros(max(8 * initial_nodes, 2 * self._pool_room), np.int64)
-        self.slots = np.zeros((4, max(4 * initial_nodes, 2 * self._pool_room)))
+        # Fresh zeros cost nothing until written: start large enough that moves of a
+        # fraction of a second rarely pause to grow the arrays.
+        self.pool = np.zeros(max(32 * initial_nodes, 2 * self._pool_room), np.int64)
+        self.slots = np.zeros((4, max(8 * initial_nodes, 2 * self._pool_room)))
         self.counters = np.zeros(3, np.int64)
         self._state = np.zeros_like(kernel.initial_state())
         self._root_state = self._state.copy()
