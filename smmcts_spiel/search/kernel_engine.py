@@ -608,17 +608,18 @@ class KernelSMMCTS:
             return self.root
         deadline = start + time_limit
         chunk = 16
+        searching = time.perf_counter()
         while iterations is None or done < iterations:
-            begin = time.perf_counter()
             todo = chunk if iterations is None else min(chunk, iterations - done)
-            ran = self._iterate(root, todo)
-            done += ran
+            done += self._iterate(root, todo)
             now = time.perf_counter()
             if now >= deadline:
                 break
-            if ran == todo:  # not cut short by a full array: a clean rate measurement
-                rate = ran / max(now - begin, 1e-6)
-                chunk = int(max(1, rate * min(_CHECK_EVERY, deadline - now)))
+            # Size the next chunk to about _CHECK_EVERY seconds from the average rate so far
+            # (a single chunk's rate swings with the tree and with the machine's load), at
+            # most doubling it.
+            rate = done / max(now - searching, 1e-6)
+            chunk = int(max(1, min(2 * chunk, rate * min(_CHECK_EVERY, deadline - now))))
         self.last_iterations = done
         return self.root
 
