@@ -107,12 +107,45 @@ def test_tree_is_reused_along_the_actual_history():
     search = KernelSMMCTS(game, seed=0)
     state = game.new_initial_state()
     root = search.run(state, 2_000)
-    child = root.child((0, 1))
-    visits_before = child.visits
-    state.apply_actions([0, 1])
-    assert search.run(state, 10).index == child.index
-    assert child.visits > visits_before
+    i = int(np.argmax(root.counts[0]))
+    j = int(np.argmax(root.counts[1]))
+    child = root.child((root.actions[0][i], root.actions[1][j]))
+    visits, strategy, total = child.visits, child.strategy(1), child.total
+    state.apply_actions([root.actions[0][i], root.actions[1][j]])
+    # The subtree is copied into fresh arrays (the rest of the tree is dropped) unchanged.
+    new_root = search.set_root(state)
+    assert (new_root.visits, new_root.strategy(1), new_root.total) == (visits, strategy, total)
+    assert search.counters[0] < 2_000
+    assert search.run(state, 10).visits > visits
     assert search.set_root(game.new_initial_state()).visits == 0  # a fresh tree
+
+
+def test_subtree_copy_keeps_every_statistic():
+    """Re-rooting at a child gives the same tree as the child's subtree before."""
+    game = pyspiel.load_game(GOOF4_RANDOM)
+    search = KernelSMMCTS(game, seed=0, final_strategy="average")
+    state = game.new_initial_state()
+    search.run(state, 5_000)
+    state.apply_action(2)
+    state.apply_actions([1, 3])
+    state.apply_action(0)
+
+    def subtree(node, out):
+        out.append((node.visits, node.total, node.is_chance, node.is_terminal))
+        if node.is_open and not node.is_terminal:
+            if node.is_chance:
+                return
+            out.append((node.actions, node.counts, node.strategy(0, "average")))
+            for a in node.actions[0]:
+                for b in node.actions[1]:
+                    child = node.child((a, b))
+                    if child is not None:
+                        subtree(child, out)
+        return out
+
+    before = subtree(search.find(state), [])
+    assert len(before) > 10
+    assert subtree(search.set_root(state), []) == before
 
 
 def test_tree_reuse_through_chance_keeps_growing_the_arrays():

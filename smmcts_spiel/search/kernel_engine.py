@@ -411,6 +411,9 @@ class KernelNode:
     def strategy(self, player: int, final_strategy: str = "empirical",
                  exploration: float = 0.0) -> list[float]:
         """The final strategy of ``player`` here (see ``smmcts.final_probabilities``)."""
+        if not self.is_open or self.is_chance:
+            raise ValueError("only decision nodes the search has opened (visited twice) have "
+                             "strategies; KernelSMMCTS.strategy(state, player) answers anywhere")
         return final_probabilities(self._slots(COUNT, player).tolist(),
                                    self._slots(AVERAGE, player).tolist(), final_strategy,
                                    exploration)
@@ -488,6 +491,8 @@ class KernelSMMCTS:
         history = state.history()
         if self.root is not None and history[:len(self._root_history)] == self._root_history:
             index = self._descend(self.root.index, history[len(self._root_history):])
+            if index > 0:
+                index = self._keep_only_subtree(index)
             if index >= 0:
                 self.root, self._root_history = KernelNode(self, index), history
                 self._set_root_state(history)
@@ -499,6 +504,21 @@ class KernelSMMCTS:
                           self.nodes_f, self.counters)
         self.root, self._root_history = KernelNode(self, index), history
         return self.root
+
+    def _keep_only_subtree(self, index: int) -> int:
+        """Copy the subtree of node ``index`` into fresh arrays (it becomes node 0), so the
+        memory of a game-long search stays that of the kept subtree; returns 0."""
+        nodes_i = np.zeros_like(self.nodes_i)
+        nodes_f = np.zeros_like(self.nodes_f)
+        pool = np.zeros_like(self.pool)
+        slots = np.zeros_like(self.slots)
+        counters = np.zeros(3, np.int64)
+        _copy_subtree(index, self.nodes_i, self.nodes_f, self.pool, self.slots, self.counters,
+                      nodes_i, nodes_f, pool, slots, counters,
+                      np.full(int(self.counters[NUM_NODES]), -1, np.int64))
+        self.nodes_i, self.nodes_f, self.pool, self.slots = nodes_i, nodes_f, pool, slots
+        self.counters = counters
+        return 0
 
     def _set_root_state(self, history: list[int]) -> None:
         self._root_state[:] = self.kernel.initial_state()
@@ -642,3 +662,55 @@ class KernelSMMCTS:
 @numba.njit(cache=True)
 def _new_root(code, state, params, data, nodes_i, nodes_f, counters):
     return _new_node(code, state, params, data, nodes_i, nodes_f, counters)
+
+
+@numba.njit(cache=True)
+def _copy_subtree(root, nodes_i, nodes_f, pool, slots, counters, new_nodes_i, new_nodes_f,
+                  new_pool, new_slots, new_counters, new_index):
+    """Copy the subtree of ``root`` into the ``new_*`` arrays, numbered breadth first.
+
+    ``new_index`` (one -1 per old node) maps old node numbers to new ones."""
+    new_index[root] = 0
+    new_counters[NUM_NODES] = 1
+    queue = np.empty(counters[NUM_NODES], np.int64)
+    queue[0] = root
+    head = 0
+    tail = 1
+    while head < tail:
+        old = queue[head]
+        head += 1
+        new = new_index[old]
+        for f in range(nodes_i.shape[0]):
+            new_nodes_i[f, new] = nodes_i[f, old]
+        for f in range(nodes_f.shape[0]):
+            new_nodes_f[f, new] = nodes_f[f, old]
+        c0 = nodes_i[CHILD, old]
+        if c0 < 0:
+            continue
+        n1 = nodes_i[N1, old]
+        n2 = nodes_i[N2, old]
+        width = n1 if nodes_i[KIND, old] == CHANCE else n1 * n2
+        p = new_counters[POOL_USED]
+        new_counters[POOL_USED] += width + n1 + n2
+        new_nodes_i[CHILD, new] = p
+        new_nodes_i[ACTIONS, new] = p + width
+        for a in range(width):
+            child = pool[c0 + a]
+            if child >= 0:
+                new_index[child] = new_counters[NUM_NODES]
+                new_counters[NUM_NODES] += 1
+                queue[tail] = child
+                tail += 1
+                new_pool[p + a] = new_index[child]
+            else:
+                new_pool[p + a] = -1
+        a0 = nodes_i[ACTIONS, old]
+        for a in range(n1 + n2):
+            new_pool[p + width + a] = pool[a0 + a]
+        s = nodes_i[SLOT, old]
+        t = new_counters[SLOTS_USED]
+        new_counters[SLOTS_USED] += n1 + n2
+        new_nodes_i[SLOT, new] = t
+        for f in range(slots.shape[0]):
+            for a in range(n1 + n2):
+                new_slots[f, t + a] = slots[f, s + a]
