@@ -483,6 +483,19 @@ class KernelSMMCTS:
         self.root: KernelNode | None = None
         self._root_history: list[int] = []
         self.last_iterations = 0  # iterations of the last run
+        self._spare = None  # arrays to copy the kept subtree into when re-rooting
+        self._load_compiled_code()
+
+    def _load_compiled_code(self) -> None:
+        """Call each compiled function once, so that loading (or compiling) it happens
+        here rather than inside the first timed move."""
+        self.set_root(self.game.new_initial_state())
+        self._iterate(0, 0)
+        _copy_subtree(0, self.nodes_i, self.nodes_f, self.pool, self.slots, self.counters,
+                      self.nodes_i[:, :1].copy(), self.nodes_f[:, :1].copy(), self.pool[:0],
+                      self.slots[:, :0].copy(), np.zeros(3, np.int64),
+                      np.full(1, -1, np.int64))
+        self.reset()
 
     # -- tree management ---------------------------------------------------------------
 
@@ -506,17 +519,19 @@ class KernelSMMCTS:
         return self.root
 
     def _keep_only_subtree(self, index: int) -> int:
-        """Copy the subtree of node ``index`` into fresh arrays (it becomes node 0), so the
-        memory of a game-long search stays that of the kept subtree; returns 0."""
-        nodes_i = np.zeros_like(self.nodes_i)
-        nodes_f = np.zeros_like(self.nodes_f)
-        pool = np.zeros_like(self.pool)
-        slots = np.zeros_like(self.slots)
+        """Copy the subtree of node ``index`` into the spare arrays (it becomes node 0) and
+        swap them in, so the memory of a game-long search stays that of the kept subtree;
+        returns 0. The two sets of arrays are reused: allocating and freeing arrays of
+        hundreds of megabytes inside a timed move would take tens of milliseconds."""
+        arrays = (self.nodes_i, self.nodes_f, self.pool, self.slots)
+        spare = self._spare
+        if spare is None or any(s.shape[-1] < a.shape[-1] for s, a in zip(spare, arrays)):
+            spare = tuple(np.zeros(a.shape, a.dtype) for a in arrays)
         counters = np.zeros(3, np.int64)
-        _copy_subtree(index, self.nodes_i, self.nodes_f, self.pool, self.slots, self.counters,
-                      nodes_i, nodes_f, pool, slots, counters,
+        _copy_subtree(index, *arrays, self.counters, *spare, counters,
                       np.full(int(self.counters[NUM_NODES]), -1, np.int64))
-        self.nodes_i, self.nodes_f, self.pool, self.slots = nodes_i, nodes_f, pool, slots
+        self._spare = arrays
+        self.nodes_i, self.nodes_f, self.pool, self.slots = spare
         self.counters = counters
         return 0
 
