@@ -84,20 +84,25 @@ def test_no_kernel_for_uncovered_games(game_string):
 
 @pytest.mark.parametrize("game_string", [
     "goofspiel(num_cards=5,imp_info=False,points_order=random)",
+    "goofspiel(num_cards=5,imp_info=False,points_order=descending,returns_type=point_difference)",
     "oshi_zumo(coins=6,size=2,horizon=8)",
 ])
-@pytest.mark.parametrize("evaluator", sorted(kernels.EVALUATORS.values()))
+@pytest.mark.parametrize("evaluator", sorted(kernels.EVALUATORS))
 def test_evaluators_are_exact_at_terminals_and_bounded(game_string, evaluator):
     game = pyspiel.load_game(game_string)
     kernel = kernels.kernel_for(game)
+    code, params, data = kernel.code, kernel.params, kernel.data
+    evaluator = kernels.EVALUATORS[evaluator]
     rng = np.random.default_rng(1)
     values = []
-    k = (kernel.code, kernel.params, kernel.data)
     for _ in range(200):
-        state = kernel.initial_state()
-        values.append(kernels.evaluate(k[0], evaluator, state, k[1], k[2], rng))
-        if evaluator == 0:  # a rollout plays to the end
-            assert kernels.status(k[0], state, k[1], k[2]) == kernels.TERMINAL
+        start = kernel.initial_state()
+        values.append(kernels.evaluate(code, evaluator, start.copy(), params, data, rng))
+        terminal = start.copy()
+        kernels.evaluate(code, 0, terminal, params, data, rng)  # a rollout plays to the end
+        assert kernels.status(code, terminal, params, data) == kernels.TERMINAL
+        assert kernels.evaluate(code, evaluator, terminal.copy(), params, data, rng) == \
+            kernels.returns(code, terminal, params, data)
     assert game.min_utility() <= min(values) and max(values) <= game.max_utility()
 
 
