@@ -3,9 +3,11 @@
 A spec is ``name`` or ``name(key=value,...)``; :func:`make_bot` builds a fresh, seeded
 ``pyspiel.Bot`` from it for one seat of a game::
 
-    smmcts(selector=rm,gamma=0.05,time_limit=0.1)   our SMMCTSBot (SM-MCTS); evaluator=
-                                                    auto|rollout|goofspiel|oshi_zumo,
-                                                    rollouts=N (random playouts per leaf)
+    smmcts(selector=rm,gamma=0.05,time_limit=0.1)   our SMMCTSBot (SM-MCTS); evaluator=auto
+                                                    (the bot's default), random_rollout or
+                                                    heuristic (kernel engine), rollout,
+                                                    goofspiel or oshi_zumo (Python, generic
+                                                    engine); rollouts=N playouts per leaf
     mmcts(training_iterations=100000,gamma=0.1)     MMCTSBot, trained when built
     mmcts(file=trees/x.npz,final_strategy=empirical)  MMCTSBot on a saved Phantom TTT search
     belief_sampler                                  the Belief Sampler (Phantom TTT)
@@ -28,13 +30,15 @@ import pyspiel
 from smmcts_spiel.bots import BeliefSamplerBot, MMCTSBot, SMMCTSBot
 from smmcts_spiel.bots.equilibrium_bot import EquilibriumBot
 from smmcts_spiel.bots.openspiel_bots import TurnBasedMCTSBot, ismcts_bot
+from smmcts_spiel.games.kernels import EVALUATORS as KERNEL_EVALUATORS
 from smmcts_spiel.search import evaluators
 from smmcts_spiel.search.mmcts_phantom_ttt import PhantomTTTMultipleTreeSearch
 
 #: Parameters (and their types) each kind of bot takes; ``cpp`` passes its own through.
 BOT_PARAMS: dict[str, dict[str, type]] = {
     "smmcts": {"selector": str, "gamma": float, "c": float, "iterations": int,
-               "time_limit": float, "final_strategy": str, "evaluator": str, "rollouts": int},
+               "time_limit": float, "final_strategy": str, "evaluator": str, "rollouts": int,
+               "engine": str},
     "mmcts": {"training_iterations": int, "gamma": float, "iterations": int,
               "final_strategy": str, "engine": str, "train_from": str, "file": str},
     "belief_sampler": {},
@@ -86,13 +90,7 @@ def make_bot(spec: str, game: pyspiel.Game, player_id: int, seed: int) -> pyspie
     if kind in ("smmcts", "mcts") and "time_limit" in params:
         params.setdefault("iterations", None)  # time alone, unless both are given
     if kind == "smmcts":
-        name = params.pop("evaluator", "auto")
-        rollouts = params.pop("rollouts", 1)
-        evaluator = None  # SMMCTSBot's own: one rollout seeded from the bot's seed
-        if (evaluators.default_evaluator(game) if name == "auto" else name) != "rollout" \
-                or rollouts != 1:
-            evaluator = evaluators.make_evaluator(name, game, seed=seed + 2, rollouts=rollouts)
-        return SMMCTSBot(game, player_id, seed=seed, evaluator=evaluator, **params)
+        return _smmcts_bot(game, player_id, seed, params)
     if kind == "equilibrium":
         return EquilibriumBot(game, player_id, seed=seed)
     if kind == "mcts":
@@ -111,6 +109,21 @@ def make_bot(spec: str, game: pyspiel.Game, player_id: int, seed: int) -> pyspie
         raise ValueError(f"cpp bot spec {spec!r} needs bot=<one of "
                          f"{', '.join(pyspiel.registered_bots())}>")
     return pyspiel.load_bot(name, game, player_id, params)
+
+
+def _smmcts_bot(game: pyspiel.Game, player_id: int, seed: int, params: dict) -> SMMCTSBot:
+    """SMMCTSBot; ``evaluator``: ``auto`` (the bot's default), a kernel evaluator name
+    (``random_rollout``, ``heuristic``: kernel engine) or a Python evaluator of
+    :func:`smmcts_spiel.search.evaluators.make_evaluator` (generic engine)."""
+    name = params.pop("evaluator", "auto")
+    rollouts = params.pop("rollouts", 1)
+    evaluator = None
+    if name in KERNEL_EVALUATORS:
+        evaluator = name
+    elif name != "auto" or rollouts != 1:
+        evaluator = evaluators.make_evaluator("rollout" if name == "auto" else name, game,
+                                              seed=seed + 2, rollouts=rollouts)
+    return SMMCTSBot(game, player_id, seed=seed, evaluator=evaluator, **params)
 
 
 def _mmcts_bot(game: pyspiel.Game, player_id: int, seed: int, params: dict) -> MMCTSBot:

@@ -95,8 +95,8 @@ def test_make_evaluator_names():
         evaluators.make_evaluator("nn", game)
     assert isinstance(evaluators.make_evaluator("rollout", game, rollouts=3),
                       evaluators.RandomRolloutEvaluator)
-    expected = evaluators.DEFAULT_EVALUATORS.get("oshi_zumo", "rollout")
-    assert evaluators.default_evaluator(game) == expected
+    assert isinstance(evaluators.make_evaluator("oshi_zumo", game),
+                      evaluators.OshiZumoEvaluator)
 
 
 def test_a_users_own_evaluator_plugs_into_the_bot():

@@ -9,8 +9,9 @@ search; the default is one seeded random rollout.
 * :class:`GoofspielEvaluator`: points won plus the expected share of the prizes left;
 * :class:`OshiZumoEvaluator`: wrestler position and coin difference.
 
-:func:`make_evaluator` builds one by name (``evaluator=...`` in bot specs); ``auto`` picks
-the game's default (:data:`DEFAULT_EVALUATORS`). A user's own evaluator is any object with
+:func:`make_evaluator` builds one by name (``evaluator=...`` in bot specs). They run in the
+generic engine; games with a numba kernel also have compiled evaluators in
+:mod:`smmcts_spiel.games.kernels` (the kernel engine). A user's own evaluator is any object with
 ``evaluate(state) -> [value of player 1, value of player 2]`` (in the game's utility units)
 and ``prior(state)``; pass it as ``SMMCTSBot(..., evaluator=...)``.
 """
@@ -191,31 +192,20 @@ def _uniform_prior(state: pyspiel.State):
 
 
 #: Evaluator names of :func:`make_evaluator`.
-EVALUATORS = ("auto", "rollout", "goofspiel", "oshi_zumo")
-
-#: Game short name -> evaluator name, where a game-aware evaluator played better than
-#: random rollouts at equal time per move (docs/tournament.md); other games: rollouts.
-#: Goofspiel keeps rollouts: its evaluator did not play significantly better.
-DEFAULT_EVALUATORS: dict[str, str] = {"oshi_zumo": "oshi_zumo"}
+EVALUATORS = ("rollout", "goofspiel", "oshi_zumo")
 
 
 def make_evaluator(name: str, game: pyspiel.Game, seed: int | None = None,
                    rollouts: int = 1):
-    """An evaluator by name; ``auto`` is the game's default (:func:`default_evaluator`)."""
+    """An evaluator by name: ``rollout`` (``rollouts`` playouts, seeded), ``goofspiel``,
+    ``oshi_zumo``."""
     if name not in EVALUATORS:
         raise ValueError(f"evaluator must be one of {', '.join(EVALUATORS)}, got {name!r}")
-    if name == "auto":
-        name = default_evaluator(game)
     if name == "goofspiel":
         return GoofspielEvaluator(game)
     if name == "oshi_zumo":
         return OshiZumoEvaluator(game)
     return RandomRolloutEvaluator(rollouts, seed)
-
-
-def default_evaluator(game: pyspiel.Game) -> str:
-    """The evaluator name ``auto`` means for ``game``."""
-    return DEFAULT_EVALUATORS.get(game.get_type().short_name, "rollout")
 
 
 def game_aware_evaluator(game: pyspiel.Game) -> str | None:
