@@ -11,10 +11,14 @@ set it reaches that its tree lacks is added and selected at, then that player pl
 uniformly at random (the rollout). Chance is sampled. At the end every node the player
 chose at learns its reward ``u_p / U`` in [-1, 1] (``U`` the largest absolute utility).
 
-Regret matching needs what the other actions would have earned: here, with the opponent
-hidden, that is the mean reward of each action at this information set (the node's mean
-for an action never tried), the information-set counterpart of the child means of the
-NIPS 2013 paper. Exp3 and UCB learn from the sampled reward alone.
+Regret matching needs what the other actions would have earned against the opponent's
+(hidden) choice. The child means of the NIPS 2013 paper do not exist here (a node's
+children are not indexed by the opponent's action), and per-action means average over
+the opponent's PAST play, which biases the regrets (RM then drifts away from the uniform
+equilibrium of rock-paper-scissors). So RM learns from importance-sampled values, ``u /
+p(a)`` for the sampled action and 0 for the others: an unbiased estimate of every
+action's value, as Exp3's; the ``gamma`` exploration bounds ``1 / p(a)``. Exp3 and UCB
+learn from the sampled reward alone.
 
 This is a heuristic for imperfect information (strategy fusion, non-locality): unlike OOS
 it has no convergence guarantee; the final strategy is ``empirical`` (visit frequencies)
@@ -52,10 +56,9 @@ class InfoSetNode:
 
     def update(self, i: int, reward: float, probs) -> None:
         if self.selector.uses_action_values:
-            default = self.total / self.visits if self.visits else 0.0
-            values = [self.reward_sums[k] / self.counts[k] if self.counts[k] else default
-                      for k in range(len(self.counts))]
-            values[i] = reward
+            # Importance-sampled values: unbiased for what each action would have earned.
+            values = [0.0] * len(probs)
+            values[i] = reward / probs[i]
             self.selector.update(i, reward, values)
         else:
             self.selector.update(i, reward)
