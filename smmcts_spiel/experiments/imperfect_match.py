@@ -81,7 +81,8 @@ class TimedISMCTSBot(pyspiel.Bot):
         if self._rate is None:
             self._search(decision, sampler, 20)  # a probe, to measure the rate
         left = deadline - time.perf_counter()
-        policy = self._search(decision, sampler, max(1, int(self._rate * left)))
+        # ISMCTS needs a few simulations past the root's expansion to have visit counts.
+        policy = self._search(decision, sampler, max(5, int(self._rate * left)))
         actions, probs = zip(*policy)
         best = max(probs)
         return int(self._rng.choice([a for a, p in zip(actions, probs) if p == best]))
