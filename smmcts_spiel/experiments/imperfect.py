@@ -46,6 +46,11 @@ def scored_game(game_string: str) -> pyspiel.Game:
     return information_sets.check_sequential_search_game(game, "the exploitability study")
 
 
+def num_information_sets(game_string: str) -> int:
+    """Decision information sets of the scored game (what an online strategy searches)."""
+    return len(policy_lib.TabularPolicy(scored_game(game_string)).state_lookup)
+
+
 def root_curve(game_string: str, method: str, checkpoints, seed: int) -> dict[str, np.ndarray]:
     """NashConv of a root strategy after each number of iterations in ``checkpoints``."""
     game = scored_game(game_string)
