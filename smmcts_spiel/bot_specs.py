@@ -7,6 +7,8 @@ A spec is ``name`` or ``name(key=value,...)``; :func:`make_bot` builds a fresh, 
     mmcts(training_iterations=100000,gamma=0.1)     MMCTSBot, trained when built
     mmcts(file=trees/x.npz,final_strategy=empirical)  MMCTSBot on a saved Phantom TTT search
     belief_sampler                                  the Belief Sampler (Phantom TTT)
+    oos(delta=0.9,epsilon=0.6,time_limit=0.1)       OOSBot (Online Outcome Sampling)
+    is_smmcts(selector=exp3,gamma=0.1,iterations=1000)  ISSMMCTSBot (information sets)
     ismcts(simulations=100,uct_c=2)                 OpenSpiel's ISMCTSBot (Phantom TTT)
     mcts(time_limit=0.1,engine=cpp)                 OpenSpiel's MCTSBot, Python or C++
     random                                          uniform random
@@ -22,7 +24,7 @@ import os
 
 import pyspiel
 
-from smmcts_spiel.bots import BeliefSamplerBot, MMCTSBot, SMMCTSBot
+from smmcts_spiel.bots import BeliefSamplerBot, ISSMMCTSBot, MMCTSBot, OOSBot, SMMCTSBot
 from smmcts_spiel.bots.openspiel_bots import TurnBasedMCTSBot, ismcts_bot
 from smmcts_spiel.search.mmcts_phantom_ttt import PhantomTTTMultipleTreeSearch
 
@@ -33,6 +35,9 @@ BOT_PARAMS: dict[str, dict[str, type]] = {
     "mmcts": {"training_iterations": int, "gamma": float, "iterations": int,
               "final_strategy": str, "engine": str, "train_from": str, "file": str},
     "belief_sampler": {},
+    "oos": {"iterations": int, "time_limit": float, "delta": float, "epsilon": float},
+    "is_smmcts": {"selector": str, "gamma": float, "c": float, "iterations": int,
+                  "time_limit": float, "final_strategy": str},
     "ismcts": {"simulations": int, "uct_c": float},
     "mcts": {"iterations": int, "time_limit": float, "uct_c": float, "rollouts": int,
              "engine": str},
@@ -77,7 +82,7 @@ def make_bot(spec: str, game: pyspiel.Game, player_id: int, seed: int) -> pyspie
     """A fresh bot for ``player_id`` from a spec string, seeded with ``seed``."""
     params = parse_bot_spec(spec)
     kind = params.pop("name")
-    if kind in ("smmcts", "mcts") and "time_limit" in params:
+    if kind in ("smmcts", "mcts", "oos", "is_smmcts") and "time_limit" in params:
         params.setdefault("iterations", None)  # time alone, unless both are given
     if kind == "smmcts":
         return SMMCTSBot(game, player_id, seed=seed, **params)
@@ -87,6 +92,10 @@ def make_bot(spec: str, game: pyspiel.Game, player_id: int, seed: int) -> pyspie
         return _mmcts_bot(game, player_id, seed, params)
     if kind == "belief_sampler":
         return BeliefSamplerBot(game, player_id, seed=seed)
+    if kind == "oos":
+        return OOSBot(game, player_id, seed=seed, **params)
+    if kind == "is_smmcts":
+        return ISSMMCTSBot(game, player_id, seed=seed, **params)
     if kind == "ismcts":
         return ismcts_bot(game, params.get("simulations", 100), seed=seed,
                           uct_c=params.get("uct_c", 2.0))

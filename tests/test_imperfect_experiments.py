@@ -91,3 +91,24 @@ def test_match_script_small_run_and_usage_error(tmp_path):
                      f"--results_dir={tmp_path / 'k'}", f"--out={out}", check=False)
     assert bad.returncode == 2
     assert "Belief Sampler" in bad.stderr and "Traceback" not in bad.stderr
+
+
+@pytest.mark.parametrize("spec, cls", [
+    ("oos(delta=0.5,epsilon=0.4,iterations=20)", "OOSBot"),
+    ("oos(time_limit=0.01)", "OOSBot"),
+    ("is_smmcts(selector=exp3,gamma=0.2,iterations=20)", "ISSMMCTSBot")])
+def test_bot_specs_build_and_play_the_imperfect_information_bots(spec, cls):
+    from smmcts_spiel import bot_specs, bots, match
+
+    game = pyspiel.load_game("goofspiel(num_cards=4,imp_info=True)")
+    assert isinstance(bot_specs.make_bot(spec, game, 1, seed=0), getattr(bots, cls))
+    returns = match.play_games(str(game), spec, "random", base_seed=3, pair_index=0, start=0,
+                               stop=2)["returns"]
+    assert returns.shape == (2, 2)
+
+
+def test_bot_spec_with_a_bad_delta_is_refused():
+    from smmcts_spiel import bot_specs
+
+    with pytest.raises(ValueError, match="delta"):
+        bot_specs.make_bot("oos(delta=1.5)", pyspiel.load_game("kuhn_poker"), 0, seed=0)
