@@ -65,25 +65,11 @@ class OOSBot(pyspiel.Bot):
     def provides_policy(self) -> bool:
         return True
 
-    def _decision_state(self, state: pyspiel.State) -> pyspiel.State:
-        """The state of the searched game where this bot decides, given ``state``."""
-        simultaneous = state.is_simultaneous_node()
-        acting = (state.legal_actions(self.player_id) if simultaneous
-                  else (state.legal_actions() if state.current_player() == self.player_id
-                        else []))
-        if state.is_terminal() or not acting:
-            raise ValueError(f"player {self.player_id} has no move to make in this state:\n"
-                             f"{state}")
-        target = self._search.target_state(state)
-        while target.current_player() != self.player_id:
-            # Player 2 of a simultaneous round: player 1's action is hidden from it.
-            target.apply_action(target.legal_actions()[0])
-        return target
-
     def step_with_policy(self, state: pyspiel.State):
         """Search, then return (average strategy as (action, p) pairs, sampled action)."""
         start = time.perf_counter()
-        decision = self._decision_state(state)
+        decision = information_sets.decision_state(self._search.search_game, state,
+                                                   self.player_id)
         self._search.set_target(information_sets.information_set(
             self._search.search_game, decision, self.player_id))
         time_left = (None if self.time_limit is None

@@ -168,8 +168,7 @@ def test_second_mover_of_a_simultaneous_round_targets_every_hidden_first_move():
         state.apply_action(state.legal_actions()[0])
     policy, action = bot.step_with_policy(state)
     assert action in state.legal_actions(1)
-    decision = bot.search.target_state(state)
-    decision.apply_action(0)
+    decision = information_sets.decision_state(bot.search.search_game, state, 1)
     target = information_sets.information_set(bot.search.search_game, decision, 1)
     assert {h[-1] for h in target.histories} == set(state.legal_actions(0))
 

@@ -22,23 +22,15 @@ from tqdm.auto import tqdm
 
 from smmcts_spiel import checks
 from smmcts_spiel.bots import BeliefSamplerBot, ISSMMCTSBot, MMCTSBot, OOSBot
-from smmcts_spiel.search.information_sets import WorldSampler, check_sequential_search_game
+from smmcts_spiel.search.information_sets import (
+    WorldSampler,
+    check_sequential_search_game,
+    decision_state,
+)
 
 BOT_NAMES = ("oos", "is_smmcts_rm", "is_smmcts_exp3", "ismcts", "mmcts", "belief_sampler",
              "random")
 _MMCTS_BATCH = 200
-
-
-def decision_state(search_game: pyspiel.Game, state: pyspiel.State,
-                   player: int) -> pyspiel.State:
-    """The state of ``search_game`` (``state``'s game or its turn-based conversion) where
-    ``player`` decides; player 2 of a simultaneous round gets a hidden first move."""
-    decision = search_game.new_initial_state()
-    for action in state.history():
-        decision.apply_action(action)
-    while decision.current_player() != player:
-        decision.apply_action(decision.legal_actions()[0])
-    return decision
 
 
 class TimedISMCTSBot(pyspiel.Bot):

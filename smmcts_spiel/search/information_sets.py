@@ -115,6 +115,21 @@ def information_set(game: pyspiel.Game, state: pyspiel.State,
                           {h: tuple(sorted(a)) for h, a in consistent.items()})
 
 
+def decision_state(search_game: pyspiel.Game, state: pyspiel.State,
+                   player: int) -> pyspiel.State:
+    """The state of ``search_game`` (``state``'s game or its turn-based conversion) where
+    ``player`` decides at ``state``: player 2 of a simultaneous round gets a first move it
+    cannot see (the first legal one; its information state is the same for all)."""
+    if state.is_terminal() or not state.legal_actions(player):
+        raise ValueError(f"player {player} has no move to make in this state:\n{state}")
+    decision = search_game.new_initial_state()
+    for action in state.history():
+        decision.apply_action(action)
+    while decision.current_player() != player:
+        decision.apply_action(decision.legal_actions()[0])
+    return decision
+
+
 def check_sequential_search_game(game: pyspiel.Game, purpose: str) -> pyspiel.Game:
     """The game a search over information states runs on: the turn-based conversion of a
     simultaneous game, the game itself otherwise (after checking its scope)."""
@@ -152,13 +167,8 @@ class WorldSampler:
                  rng: random.Random):
         search_game = check_sequential_search_game(game, "the world sampler")
         simultaneous = search_game is not game
-        decision = search_game.new_initial_state()
-        for action in state.history():
-            decision.apply_action(action)
-        hidden = 0
-        while not decision.is_terminal() and decision.current_player() != player:
-            decision.apply_action(decision.legal_actions()[0])  # hidden first move of a round
-            hidden += 1
+        decision = decision_state(search_game, state, player)
+        hidden = len(decision.history()) - len(state.history())  # a round's hidden first move
         self.information_set = information_set(search_game, decision, player)
         self._histories = [h[:len(h) - hidden] for h in self.information_set.histories]
         self._cumulative = list(itertools.accumulate(self.information_set.chance_probabilities))

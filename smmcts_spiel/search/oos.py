@@ -34,22 +34,12 @@ from __future__ import annotations
 import random
 import time
 
-import numpy as np
 import pyspiel
 from open_spiel.python import policy as policy_lib
 
 from smmcts_spiel import checks
 from smmcts_spiel.search import information_sets
 from smmcts_spiel.search.selectors import regret_matching_probabilities, sample_index
-
-
-def check_probability(value, name: str, *, below_one: bool = False) -> float:
-    upper_ok = (lambda v: v < 1) if below_one else (lambda v: v <= 1)
-    if (isinstance(value, bool) or not isinstance(value, (int, float, np.floating))
-            or not (0 <= value and upper_ok(value))):
-        bound = "[0, 1)" if below_one else "[0, 1]"
-        raise ValueError(f"{name} must be a probability in {bound}, got {value!r}")
-    return float(value)
 
 
 class InfoSetNode:
@@ -89,8 +79,8 @@ class OutcomeSampling:
                  seed: int | None = None):
         self.game = game
         self.search_game = information_sets.check_sequential_search_game(game, "OOS")
-        self.delta = check_probability(delta, "delta", below_one=True)
-        self.epsilon = check_probability(epsilon, "epsilon")
+        self.delta = checks.check_probability(delta, "delta", below_one=True)
+        self.epsilon = checks.check_probability(epsilon, "epsilon")
         if self.epsilon == 0.0:
             raise ValueError("epsilon must be > 0: the update player has to explore every "
                              "action for the regrets to converge")
@@ -104,15 +94,6 @@ class OutcomeSampling:
     def set_target(self, target: information_sets.InformationSet | None) -> None:
         """Target ``target`` with probability ``delta`` from now on (None: no targeting)."""
         self._target = target
-
-    def target_state(self, state: pyspiel.State) -> pyspiel.State:
-        """The state of ``search_game`` standing for ``state`` (a state of ``game``)."""
-        if self.search_game is self.game:
-            return state
-        turn_based = self.search_game.new_initial_state()
-        for action in state.history():
-            turn_based.apply_action(action)
-        return turn_based
 
     # ---------------------------------------------------------------- iterations
     def run(self, iterations: int | None = None, time_limit: float | None = None) -> int:
