@@ -123,3 +123,13 @@ def check_distribution(probs: Mapping, actions: Sequence[int], where) -> list[fl
         raise ValueError(f"strategy probabilities {p} for actions {list(actions)} are not a "
                          f"distribution at\n{where}")
     return p
+
+
+def check_size(count: int, limit: int, what: str, fix: str) -> None:
+    """Refuse, before allocating anything, a structure of ``count`` leaves or items above ``limit``.
+
+    ``what`` names the structure and its parameters, ``fix`` what to choose instead.
+    """
+    if count > limit:
+        raise ValueError(f"{what} would have about {count:.3g} items, more than the limit "
+                         f"of {limit:.3g}; {fix}")

@@ -19,7 +19,14 @@ import fractions
 import re
 
 from smmcts_spiel.trees.json_format import FORMAT_NAME, FORMAT_VERSION, from_json
-from smmcts_spiel.trees.nodes import ChanceStage, MatrixStage, MatrixTree, MatrixTreeError, Node
+from smmcts_spiel.trees.nodes import (
+    MAX_STAGES,
+    ChanceStage,
+    MatrixStage,
+    MatrixTree,
+    MatrixTreeError,
+    Node,
+)
 
 _TOKEN = re.compile(r"[\[\]{}:]|[^\s\[\]{}:;]+")
 
@@ -54,8 +61,10 @@ def parse_compact(text: str) -> MatrixTree:
             raise MatrixTreeError(f"{kind} {tok!r} at character "
                                   f"{tokens[pos_back][1]} is not a number") from None
 
-    def node():
+    def node(stages: int = 0):
         tok = peek()
+        if tok in ("[", "{") and stages >= MAX_STAGES:
+            fail(f"the tree is deeper than {MAX_STAGES} stages, the limit")
         if tok == "[":
             take("[")
             rows = []
@@ -63,7 +72,7 @@ def parse_compact(text: str) -> MatrixTree:
                 take("[")
                 row = []
                 while peek() not in ("]", None):
-                    row.append(node())
+                    row.append(node(stages + 1))
                 take("]")
                 rows.append(row)
             take("]")
@@ -74,7 +83,7 @@ def parse_compact(text: str) -> MatrixTree:
             while peek() not in ("}", None):
                 p = number("probability")
                 take(":")
-                outcomes.append([p, node()])
+                outcomes.append([p, node(stages + 1)])
             take("}")
             return {"chance": outcomes}
         if tok in (None, "]", "}", ":"):
