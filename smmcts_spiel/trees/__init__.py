@@ -52,7 +52,8 @@ from smmcts_spiel.trees.random_trees import (
 )
 
 __all__ = [
-    "CHANCE", "FORMAT_NAME", "MAX_FILE_BYTES", "MAX_NODES", "MAX_STAGES", "FORMAT_VERSION", "GRID_UTILITIES", "LEAF", "MATRIX",
+    "CHANCE", "FORMAT_NAME", "FORMAT_VERSION", "GRID_UTILITIES", "LEAF", "MATRIX",
+    "MAX_FILE_BYTES", "MAX_NODES", "MAX_STAGES",
     "UTILITY_DISTRIBUTIONS", "ChanceStage", "FlatTree", "MatrixStage", "MatrixTree",
     "MatrixTreeError", "Node", "Path", "depth", "dump", "dumps", "flatten", "format_compact",
     "from_json", "grid_game", "grid_game_codes", "is_leaf", "iter_nodes", "iter_paths",

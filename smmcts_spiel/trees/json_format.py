@@ -95,7 +95,8 @@ def _node_from_json(obj, where: str, stages: int = 0, count: list | None = None)
             raise MatrixTreeError(f"{where}: matrix rows have different lengths "
                                   f"{[len(r) for r in rows]}")
         return MatrixStage(tuple(
-            tuple(_node_from_json(c, f"{where}[{i}][{j}]", stages + 1, count) for j, c in enumerate(r))
+            tuple(_node_from_json(c, f"{where}[{i}][{j}]", stages + 1, count)
+                  for j, c in enumerate(r))
             for i, r in enumerate(rows)))
     if isinstance(obj, dict) and set(obj) == {"chance"}:
         outs = obj["chance"]
