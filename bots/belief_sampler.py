@@ -42,13 +42,15 @@ class BeliefSamplerBot(pyspiel.Bot):
         pyspiel.Bot.__init__(self)
         _check_phantom_ttt(game)
         checks.check_player_id(player_id)
+        self._game = str(game)
         self._player = player_id
         self._rng = np.random.default_rng(seed)
 
     def restart_at(self, state: pyspiel.State) -> None:
-        pass
+        checks.check_state_game(state, self._game, "BeliefSamplerBot")
 
     def step(self, state: pyspiel.State) -> int:
+        checks.check_state_game(state, self._game, "BeliefSamplerBot")
         if state.current_player() != self._player:
             raise ValueError(f"it is player {state.current_player()}'s turn, this bot plays "
                              f"{self._player}")
@@ -74,10 +76,18 @@ class WorldResampler:
 
 class PhantomTTTISMCTSBot(ismcts.ISMCTSBot):
     """OpenSpiel's ISMCTSBot, made playable in ``evaluate_bots`` (it searches afresh at
-    every move, so there is nothing to restart)."""
+    every move, so there is nothing to restart); it refuses states of another game."""
+
+    def __init__(self, game: pyspiel.Game, *args, **kwargs):
+        super().__init__(game, *args, **kwargs)
+        self._game_string = str(game)
 
     def restart_at(self, state: pyspiel.State) -> None:
-        pass
+        checks.check_state_game(state, self._game_string, "PhantomTTTISMCTSBot")
+
+    def run_search(self, state: pyspiel.State):
+        checks.check_state_game(state, self._game_string, "PhantomTTTISMCTSBot")
+        return super().run_search(state)
 
 
 def ismcts_bot(game: pyspiel.Game, max_simulations: int, seed: int = 0,

@@ -133,3 +133,15 @@ def check_size(count: int, limit: int, what: str, fix: str) -> None:
     if count > limit:
         raise ValueError(f"{what} would have about {count:.3g} items, more than the limit "
                          f"of {limit:.3g}; {fix}")
+
+
+def check_state_game(state: pyspiel.State, game: str, who: str) -> None:
+    """Refuse a state of another game than ``game`` (the game string ``who`` was built for).
+
+    A bot keeps a search tree (or trained strategies) of its own game; stepped on a state
+    of another game it would answer from the wrong tree.
+    """
+    state_game = str(state.get_game())
+    if state_game != game:
+        raise ValueError(f"{who} was built for {game} but got a state of {state_game}; "
+                         "build a new bot for that game")

@@ -217,3 +217,30 @@ def test_the_deepest_allowed_tree_loads_plays_and_round_trips():
 
 def test_no_file_was_created_by_payloads():
     assert not os.path.exists("executed")
+
+
+# -- 6. stale trees: bots refuse states of another game ----------------------------------
+
+
+def _bots(game):
+    from smmcts_spiel.bots.belief_sampler import BeliefSamplerBot, ismcts_bot
+    from smmcts_spiel.bots.mmcts_bot import MMCTSBot
+    from smmcts_spiel.bots.smmcts_bot import SMMCTSBot
+    if game.get_type().short_name == "smmcts_phantom_ttt":
+        return [MMCTSBot(game, 0, training_iterations=10), BeliefSamplerBot(game, 0),
+                ismcts_bot(game, 10)]
+    return [SMMCTSBot(game, 0, iterations=20, seed=1)]
+
+
+@pytest.mark.parametrize("game_string, other_string", [
+    ("smmcts_random_stacked_matrix(seed=1)", "smmcts_random_stacked_matrix(seed=2)"),
+    ("smmcts_random_stacked_matrix", "smmcts_goofspiel(num_cards=3,points_order=descending)"),
+    ("smmcts_phantom_ttt", "phantom_ttt"),
+])
+def test_bots_refuse_states_of_another_game(game_string, other_string):
+    game, other = pyspiel.load_game(game_string), pyspiel.load_game(other_string)
+    for bot in _bots(game):
+        bot.step(game.new_initial_state())  # Builds a tree / strategy for its own game.
+        for call in (bot.step, bot.restart_at):
+            with pytest.raises(ValueError, match="was built for .* but got a state of"):
+                call(other.new_initial_state())
