@@ -11,12 +11,15 @@
    uniform exploration (the paper: 0.0119 and 0.0367), and the least e1 of any strategy
    that explores with gamma.
 
-  python scripts/fig3.py                  # the paper's scale
   python scripts/fig3.py --max_games=2000 --curve_iterations=10000 --curve_runs=10
+  python scripts/fig3.py                  # the paper's scale, into results/fig3/
+  python scripts/fig3.py --publish        # the same, replacing docs/fig3.* and data/wc_*
 
 Writes <out>.csv (game, method, t, mean_e1, standard_error), <out>_floors.csv, <out>.png
-and <out>.json (parameters, run times, the search's ranking). Finished jobs are kept in
---results_dir, so an interrupted run resumes.
+and <out>.json (parameters, run times, the search's ranking), by default as
+results/fig3/fig3.* with the worst games in results/fig3/data/. Writing into docs/ or data/
+needs --publish, and replacing a finished result of a larger scale needs --force.
+Finished jobs are kept in --results_dir, so an interrupted run resumes.
 """
 
 from __future__ import annotations
@@ -66,8 +69,15 @@ _BACKEND = flags.DEFINE_enum("backend", "process", list(experiments.BACKENDS),
 _RAY_ADDRESS = flags.DEFINE_string("ray_address", None, "Ray cluster address (default: local).")
 _RESULTS_DIR = flags.DEFINE_string("results_dir", "results/fig3",
                                    "Finished jobs (one file each); delete to start afresh.")
-_DATA_DIR = flags.DEFINE_string("data_dir", "data", "Where the worst games go (JSON).")
-_OUT = flags.DEFINE_string("out", "docs/fig3", "Output prefix: .csv, _floors.csv, .png, .json.")
+_DATA_DIR = flags.DEFINE_string("data_dir", None, "Where the worst games go (JSON; default: "
+                                "results/fig3/data, or data with --publish).")
+_OUT = flags.DEFINE_string("out", None, "Output prefix: .csv, _floors.csv, .png, .json "
+                           "(default: results/fig3/fig3, or docs/fig3 with --publish).")
+_PUBLISH = flags.DEFINE_bool("publish", False, "Write the committed results (docs/fig3, "
+                             "data/wc_*.json); needed for any output under docs/ or data/.")
+_FORCE = flags.DEFINE_bool("force", False, "Replace a finished result of a larger scale.")
+SCALE = ("max_games", "screen_runs", "shortlist_runs", "confirm_runs", "curve_iterations",
+         "curve_runs")
 flags.register_validator("gamma", lambda g: 0 < g <= 1, "gamma must be in (0, 1]")
 
 
@@ -158,7 +168,14 @@ def main(argv):
         "gamma", "iterations", "screen_runs", "shortlist", "shortlist_runs", "finalists",
         "confirm_runs", "max_games", "batch", "curve_methods", "curve_iterations",
         "curve_runs", "curve_chunk", "per_decade", "seed")}
-    experiments.check_params(_RESULTS_DIR.value, params)
+    out = _OUT.value or ("docs/fig3" if _PUBLISH.value else "results/fig3/fig3")
+    data_dir = _DATA_DIR.value or ("data" if _PUBLISH.value else "results/fig3/data")
+    try:
+        experiments.check_output([out, data_dir, _RESULTS_DIR.value], publish=_PUBLISH.value)
+        experiments.check_not_smaller(out + ".json", params, SCALE, force=_FORCE.value)
+        experiments.check_params(_RESULTS_DIR.value, params)
+    except ValueError as e:
+        raise app.UsageError(str(e), exitcode=2) from None
     timings = {}
 
     codes = trees.grid_game_codes()
@@ -173,7 +190,7 @@ def main(argv):
     timings["search_seconds"] = round(time.time() - stage_start, 1)
 
     games, ranking = {}, {}
-    os.makedirs(_DATA_DIR.value, exist_ok=True)
+    os.makedirs(data_dir, exist_ok=True)
     for m, name in enumerate(["WC_RM", "WC_RMM"]):
         order = np.lexsort((finalists, -mean3[m]))
         code = int(finalists[order[0]])
@@ -189,7 +206,7 @@ def main(argv):
                      f"{_GAMMA.value:g}: mean e1 after {_ITERATIONS.value} iterations over "
                      f"{_CONFIRM_RUNS.value} runs RM {mean3[0, k]:.4f}, RMM {mean3[1, k]:.4f}. "
                      "Found by scripts/fig3.py."),
-            "code": code}), os.path.join(_DATA_DIR.value, f"{name.lower()}.json"))
+            "code": code}), os.path.join(data_dir, f"{name.lower()}.json"))
 
     floors = {name: experiments.exploration_floors(root, _GAMMA.value)
               for name, root in games.items()}
@@ -215,12 +232,12 @@ def main(argv):
             mean, se = experiments.mean_curve([e1])
             rows += [{"game": name, "method": method, "t": t, "mean_e1": m, "standard_error": e}
                      for t, m, e in zip(checkpoints, mean, se)]
-    os.makedirs(os.path.dirname(_OUT.value) or ".", exist_ok=True)
-    with open(_OUT.value + ".csv", "w", newline="") as f:
+    os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
+    with open(out + ".csv", "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
-    with open(_OUT.value + "_floors.csv", "w", newline="") as f:
+    with open(out + "_floors.csv", "w", newline="") as f:
         writer = csv.writer(f)
         writer.writerow(["game", "gamma", "game_value", "floor_mixed_equilibrium",
                          "floor_best_explorative", "paper", "final_rm", "final_rmm"])
@@ -230,9 +247,9 @@ def main(argv):
             writer.writerow([name, _GAMMA.value, solver.tree_value(root),
                              floors[name]["mixed_equilibrium"], floors[name]["best_explorative"],
                              PAPER_FLOORS[name], final.get("rm"), final.get("rmm")])
-    plot(rows, floors, games, _OUT.value + ".png")
+    plot(rows, floors, games, out + ".png")
     elapsed = time.time() - start
-    experiments.write_params(_OUT.value + ".json", dict(params, games_searched=len(codes),
+    experiments.write_params(out + ".json", dict(params, games_searched=len(codes),
                              ranking=ranking, floors=floors, job_counts=JOB_COUNTS),
                              wall_seconds=round(elapsed, 1),
                              workers=_WORKERS.value or os.cpu_count(), backend=_BACKEND.value,
@@ -242,7 +259,7 @@ def main(argv):
                  if r["game"] == name and r["t"] == checkpoints[-1]}
         print(f"{name}:\n{describe(root)}\n  floors {floors[name]} (paper {PAPER_FLOORS[name]})"
               f"\n  e1 at t={checkpoints[-1]}: {final}")
-    print(f"wrote {_OUT.value}.csv/_floors.csv/.png/.json in {elapsed:.0f} s")
+    print(f"wrote {out}.csv/_floors.csv/.png/.json in {elapsed:.0f} s")
 
 
 if __name__ == "__main__":
