@@ -19,12 +19,14 @@ from smmcts_spiel.experiments.runner import (
     BACKENDS,
     PARAMS_FILE,
     check_params,
+    die_with_parent,
+    exit_on_sigterm,
     finished_jobs,
     run_jobs,
     write_params,
 )
 
 __all__ = ["BACKENDS", "PARAMS_FILE", "Result", "check_not_smaller", "check_output",
-           "check_params", "curves_job",
+           "check_params", "curves_job", "die_with_parent", "exit_on_sigterm",
            "exploration_floors", "finished_jobs", "game_from_spec", "mean_curve", "random_game",
            "run_jobs", "screen_job", "write_params"]

@@ -16,6 +16,7 @@ the process that started them (Linux), and SIGTERM stops a run like Ctrl-C.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import hashlib
 import json
@@ -24,7 +25,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from multiprocessing import get_context
 from typing import Any
@@ -107,7 +108,7 @@ def _run_on_pool(fn, jobs, todo, workers, finish) -> None:
     # numba cache makes the start-up cheap.
     with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"),
                              initializer=die_with_parent, initargs=(os.getpid(),)) as pool, \
-            _sigterm_as_exit():
+            exit_on_sigterm():
         pending = {}
         queue = list(reversed(todo))
         while queue or pending:
@@ -229,24 +230,22 @@ def die_with_parent(parent_pid: int) -> None:
         os._exit(1)
 
 
-class _sigterm_as_exit:  # noqa: N801  (used as a context manager, like contextlib's)
-    """Within the block, SIGTERM raises SystemExit in the main thread, so the pool shuts
-    down and finished results stay saved, as after Ctrl-C."""
+@contextlib.contextmanager
+def exit_on_sigterm() -> Iterator[None]:
+    """Within the block, SIGTERM raises SystemExit in the main thread, so pools shut down
+    and finished results stay saved, as after Ctrl-C. (Elsewhere this does nothing.)"""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
 
-    def __enter__(self):
-        self._previous = None
-        if threading.current_thread() is threading.main_thread():
-            self._previous = signal.signal(signal.SIGTERM, self._exit)
-        return self
-
-    def __exit__(self, *exc):
-        if self._previous is not None:
-            signal.signal(signal.SIGTERM, self._previous)
-        return False
-
-    @staticmethod
-    def _exit(signum, frame):
+    def stop(signum, frame):
         raise SystemExit(128 + signum)
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def check_params(results_dir: str | os.PathLike, params: Mapping[str, Any]) -> None:
@@ -255,8 +254,15 @@ def check_params(results_dir: str | os.PathLike, params: Mapping[str, Any]) -> N
     path = os.path.join(os.fspath(results_dir), PARAMS_FILE)
     wanted = json.loads(json.dumps(dict(params)))
     if os.path.exists(path):
-        with open(path) as f:
-            saved = json.load(f)
+        try:
+            with open(path) as f:
+                saved = json.load(f)
+            if not isinstance(saved, dict):
+                raise ValueError("not a JSON object")
+        except (OSError, ValueError) as e:
+            raise ValueError(f"{path} is unreadable ({e}); it records the parameters of the "
+                             f"results in {results_dir}: restore it, or delete the directory "
+                             "to start afresh") from None
         if saved != wanted:
             changed = sorted(k for k in set(saved) | set(wanted) if saved.get(k) != wanted.get(k))
             raise ValueError(
