@@ -13,9 +13,12 @@ Writes into ``--results_dir``:
                   losses% of the first player with 95% Wilson intervals;
   olympiad_compact.md  the same without intervals (the poster's layout).
 Finished pairs are appended to olympiad.csv as they complete, so an interrupted run resumes
-where it stopped. Trained trees are cached in ``--trees_dir`` (large: do not commit them).
+where it stopped; a row that does not add up (truncated, edited, unknown bots) is reported
+and its pair played again. Trained trees are cached in ``--trees_dir`` (large: do not
+commit them) and reused only if they check out and were trained with these flags.
 
-  .venv/bin/python scripts/olympiad.py --results_dir=data/olympiad
+  .venv/bin/python scripts/olympiad.py                 # into results/olympiad
+  .venv/bin/python scripts/olympiad.py --publish       # replace the committed data/olympiad
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from open_spiel.python.algorithms import evaluate_bots
 from scipy import stats
 from tqdm import tqdm
 
+from smmcts_spiel import experiments
 from smmcts_spiel.bots import BeliefSamplerBot, MMCTSBot
 from smmcts_spiel.bots.belief_sampler import ismcts_bot
 from smmcts_spiel.search import mmcts
@@ -55,7 +59,10 @@ flags.DEFINE_list("baselines", ["Random", "BeliefSampler", "ISMCTS"],
 flags.DEFINE_integer("seed", 0, "Seed of the training and of every game.")
 flags.DEFINE_integer("num_workers", 2, "Worker processes playing the games.", lower_bound=1)
 flags.DEFINE_integer("chunk", 50, "Games per task handed to a worker.", lower_bound=1)
-flags.DEFINE_string("results_dir", "data/olympiad", "Where the CSV/markdown/params go.")
+flags.DEFINE_string("results_dir", None, "Where the CSV/markdown/params go (default: "
+                    "results/olympiad, or data/olympiad with --publish).")
+flags.DEFINE_bool("publish", False, "Write the committed results (data/olympiad by default); "
+                  "needed for any output under docs/ or data/.")
 flags.DEFINE_string("trees_dir", None, "Cache of trained trees (default: results_dir/trees).")
 flags.register_validator("gamma", lambda g: 0 < g <= 1, "gamma must be in (0, 1]")
 
@@ -135,10 +142,11 @@ def train_snapshots(game, trees_dir: str, results_dir: str) -> None:
         path = os.path.join(trees_dir, f"mmcts_{FLAGS.game}_gamma{FLAGS.gamma}_seed"
                                        f"{FLAGS.seed}_{iterations}.npz")
         meta = path + ".json"
-        if os.path.exists(path) and os.path.exists(meta):
-            search = PhantomTTTMultipleTreeSearch.load(path)
-            with open(meta) as f:
-                elapsed = json.load(f)["wall_seconds"]
+        expected = dict(game=FLAGS.game, gamma=FLAGS.gamma, seed=FLAGS.seed,
+                        iterations=iterations)
+        cached = load_cached(path, meta, expected)
+        if cached is not None:
+            search, elapsed = cached
         else:
             if search is None:
                 search = PhantomTTTMultipleTreeSearch(game, FLAGS.gamma, FLAGS.seed)
@@ -148,7 +156,7 @@ def train_snapshots(game, trees_dir: str, results_dir: str) -> None:
             search.save(path)
             with open(meta, "w") as f:
                 json.dump({"wall_seconds": elapsed}, f)
-        _SEARCHES[iterations] = PhantomTTTMultipleTreeSearch.load(path)
+        _SEARCHES[iterations] = PhantomTTTMultipleTreeSearch.load(path, **expected)
         rows.append({"iterations": iterations, "wall_seconds": round(elapsed, 1),
                      "nodes_player0": int(search.num_nodes[0]),
                      "nodes_player1": int(search.num_nodes[1]),
@@ -157,6 +165,20 @@ def train_snapshots(game, trees_dir: str, results_dir: str) -> None:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
+
+
+def load_cached(path: str, meta: str, expected: dict):
+    """(search, wall seconds) of a cached snapshot, or None (reported) if it is unusable."""
+    if not (os.path.exists(path) and os.path.exists(meta)):
+        return None
+    try:
+        search = PhantomTTTMultipleTreeSearch.load(path, **expected)
+        with open(meta) as f:
+            elapsed = float(json.load(f)["wall_seconds"])
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        print(f"cached tree {path} is unusable ({e}); training it again")
+        return None
+    return search, elapsed
 
 
 def wilson(k: int, n: int) -> tuple[float, float]:
@@ -205,11 +227,54 @@ def write_markdown(path: str, names: list[str], rows: dict, intervals: bool = Tr
         f.write("\n".join(lines) + "\n")
 
 
+def read_rows(csv_path: str, names: list[str], games_of) -> dict:
+    """The finished pairs of ``csv_path``; rows that do not check out are reported and
+    dropped (the file is rewritten without them), so their pairs are played again."""
+    rows, bad = {}, []
+    if not os.path.exists(csv_path):
+        return rows
+    with open(csv_path, newline="") as f:
+        lines = list(csv.DictReader(f))
+    for number, r in enumerate(lines, start=2):
+        try:
+            first, second = r["first"], r["second"]
+            wdl = [int(r[k]) for k in ("wins", "draws", "losses")]
+            if first not in names or second not in names:
+                raise ValueError(f"unknown bots {first!r}, {second!r}")
+            if min(wdl) < 0 or sum(wdl) != games_of(first, second) \
+                    or int(r["games"]) != sum(wdl):
+                raise ValueError(f"{sum(wdl)} games recorded, {games_of(first, second)} "
+                                 "expected")
+            row = pair_row(first, second, np.array(wdl))
+            if any(not np.isclose(float(r[k]), row[k]) for k in FIELDS[6:]):
+                raise ValueError("rates do not match the counts")
+        except (KeyError, TypeError, ValueError) as e:
+            bad.append(f"line {number}: {e}")
+            continue
+        rows[(first, second)] = row
+    if bad:
+        print(f"{csv_path}: dropping {len(bad)} bad rows, their pairs are played again:\n  "
+              + "\n  ".join(bad))
+        tmp = csv_path + ".tmp"
+        with open(tmp, "w", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=FIELDS)
+            writer.writeheader()
+            writer.writerows(rows.values())
+        os.replace(tmp, csv_path)
+    return rows
+
+
 def main(argv):
     del argv
-    game = pyspiel.load_game(FLAGS.game)
-    results_dir = FLAGS.results_dir
-    trees_dir = FLAGS.trees_dir or os.path.join(results_dir, "trees")
+    try:
+        game = pyspiel.load_game(FLAGS.game)
+        results_dir = FLAGS.results_dir or ("data/olympiad" if FLAGS.publish
+                                            else "results/olympiad")
+        trees_dir = FLAGS.trees_dir or os.path.join(results_dir, "trees")
+        experiments.check_output([results_dir, trees_dir], publish=FLAGS.publish)
+        _BOTS.update(bot_specs())
+    except (pyspiel.SpielError, ValueError) as e:
+        raise app.UsageError(str(e), exitcode=2) from None
     os.makedirs(results_dir, exist_ok=True)
     os.makedirs(trees_dir, exist_ok=True)
     params = {name: FLAGS[name].value for name in (
@@ -217,31 +282,33 @@ def main(argv):
         "ismcts_uct_c", "baselines", "seed")}
     params_path = os.path.join(results_dir, "params.json")
     csv_path = os.path.join(results_dir, "olympiad.csv")
-    if os.path.exists(params_path):
-        with open(params_path) as f:
-            if json.load(f) != params and os.path.exists(csv_path):
-                raise ValueError(f"{results_dir} holds results of a run with other flags "
-                                 f"({params_path}); use another --results_dir")
+    if os.path.exists(params_path) and os.path.exists(csv_path):
+        try:
+            with open(params_path) as f:
+                saved = json.load(f)
+        except (OSError, ValueError) as e:
+            raise app.UsageError(f"{params_path} is unreadable ({e}); it records the flags of "
+                                 f"{csv_path}: restore it or use another --results_dir",
+                                 exitcode=2) from None
+        if saved != params:
+            raise app.UsageError(f"{results_dir} holds results of a run with other flags "
+                                 f"({params_path}); use another --results_dir", exitcode=2)
     with open(params_path, "w") as f:
         json.dump(params, f, indent=2)
-    _BOTS.update(bot_specs())
     names = list(_BOTS)
     train_snapshots(game, trees_dir, results_dir)
 
-    rows = {}
-    if os.path.exists(csv_path):
-        with open(csv_path) as f:
-            for r in csv.DictReader(f):
-                rows[(r["first"], r["second"])] = {k: (v if k in ("first", "second") else
-                                                       float(v)) for k, v in r.items()}
-                rows[(r["first"], r["second"])]["games"] = int(float(r["games"]))
+    def games_of(first: str, second: str) -> int:
+        if "ISMCTS" in (first, second) and FLAGS.ismcts_num_games:
+            return FLAGS.ismcts_num_games
+        return FLAGS.num_games
+
+    rows = read_rows(csv_path, names, games_of)
     tasks, pending = [], {}
     for pair_index, (first, second) in enumerate((a, b) for a in names for b in names):
         if (first, second) in rows:
             continue
-        n = FLAGS.num_games
-        if "ISMCTS" in (first, second) and FLAGS.ismcts_num_games:
-            n = FLAGS.ismcts_num_games
+        n = games_of(first, second)
         pending[(first, second)] = [np.zeros(3, np.int64), n]
         tasks += [(first, second, pair_index, s, min(s + FLAGS.chunk, n))
                   for s in range(0, n, FLAGS.chunk)]
@@ -249,7 +316,9 @@ def main(argv):
     tasks.sort(key=lambda t: "ISMCTS" not in t[:2])
     new_file = not os.path.exists(csv_path)
     with open(csv_path, "a", newline="") as f, \
-            multiprocessing.get_context("fork").Pool(FLAGS.num_workers) as pool:
+            multiprocessing.get_context("fork").Pool(
+                FLAGS.num_workers, experiments.die_with_parent, (os.getpid(),)) as pool, \
+            experiments.exit_on_sigterm():
         writer = csv.DictWriter(f, fieldnames=FIELDS)
         if new_file:
             writer.writeheader()
