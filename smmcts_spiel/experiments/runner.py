@@ -20,6 +20,7 @@ import contextlib
 import ctypes
 import hashlib
 import json
+import multiprocessing
 import os
 import signal
 import sys
@@ -27,7 +28,6 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from multiprocessing import get_context
 from typing import Any
 
 import numpy as np
@@ -106,18 +106,27 @@ def run_jobs(
 def _run_on_pool(fn, jobs, todo, workers, finish) -> None:
     # spawn: numba's compiled code and threads do not survive fork reliably; the on-disk
     # numba cache makes the start-up cheap.
-    with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"),
-                             initializer=die_with_parent, initargs=(os.getpid(),)) as pool, \
-            exit_on_sigterm():
-        pending = {}
-        queue = list(reversed(todo))
-        while queue or pending:
-            while queue and len(pending) < 2 * workers:
-                key = queue.pop()
-                pending[pool.submit(fn, **jobs[key])] = key
-            done, _ = wait(pending, return_when=FIRST_COMPLETED)
-            for future in done:
-                finish(pending.pop(future), future.result())
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
+                               initializer=die_with_parent, initargs=(os.getpid(),))
+    try:
+        with exit_on_sigterm():
+            pending = {}
+            queue = list(reversed(todo))
+            while queue or pending:
+                while queue and len(pending) < 2 * workers:
+                    key = queue.pop()
+                    pending[pool.submit(fn, **jobs[key])] = key
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for future in done:
+                    finish(pending.pop(future), future.result())
+    except BaseException:
+        # Interrupted (Ctrl-C, SIGTERM) or failed: stop the jobs in flight now instead of
+        # waiting for them; every finished result is already saved.
+        pool.shutdown(wait=False, cancel_futures=True)
+        for process in multiprocessing.active_children():
+            process.terminate()
+        raise
+    pool.shutdown()
 
 
 def _run_on_ray(fn, jobs, todo, ray_address, workers, finish) -> None:

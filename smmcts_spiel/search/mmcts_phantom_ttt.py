@@ -264,7 +264,7 @@ class PhantomTTTMultipleTreeSearch:
         for name, value in expected.items():
             if name not in record:
                 raise TypeError(f"unknown expected field {name!r}; known: {sorted(record)}")
-            wanted = str(value) if name == "game" else value
+            wanted = str(checks.load_game(value)) if name == "game" else value
             if record[name] != wanted:
                 raise ValueError(f"MMCTS tree file {path} was trained with {name}="
                                  f"{record[name]}, not {wanted}; delete it or use another "
