@@ -13,7 +13,7 @@
 
   python scripts/fig3.py --max_games=2000 --curve_iterations=10000 --curve_runs=10
   python scripts/fig3.py                  # the paper's scale, into results/fig3/
-  python scripts/fig3.py --publish        # the same, replacing docs/fig3.* and data/wc_*
+  python scripts/fig3.py --publish        # the same, replacing docs/figures/fig3.*, data/wc_*
 
 Writes <out>.csv (game, method, t, mean_e1, standard_error), <out>_floors.csv, <out>.png
 and <out>.json (parameters, run times, the search's ranking), by default as
@@ -33,6 +33,7 @@ from absl import app, flags
 
 from smmcts_spiel import experiments, trees
 from smmcts_spiel.exact import solver
+from smmcts_spiel.experiments import cli
 from smmcts_spiel.search import matrix_tree_engine as engine
 
 PAPER_FLOORS = {"WC_RM": 0.0119, "WC_RMM": 0.0367}
@@ -61,20 +62,13 @@ _CURVE_RUNS = flags.DEFINE_integer("curve_runs", 100, "Runs per worst game and m
 _CURVE_CHUNK = flags.DEFINE_integer("curve_chunk", 10, "Runs per curve job.", lower_bound=1)
 _PER_DECADE = flags.DEFINE_integer("per_decade", 8, "Log-spaced checkpoints per decade.",
                                    lower_bound=1)
-_SEED = flags.DEFINE_integer("seed", 0, "Base seed of all runs.")
-_WORKERS = flags.DEFINE_integer("workers", None, "Worker processes (default: all cores).",
-                                lower_bound=1)
-_BACKEND = flags.DEFINE_enum("backend", "process", list(experiments.BACKENDS),
-                             "Where jobs run: local process pool, Ray, or this process.")
-_RAY_ADDRESS = flags.DEFINE_string("ray_address", None, "Ray cluster address (default: local).")
-_RESULTS_DIR = flags.DEFINE_string("results_dir", "results/fig3",
-                                   "Finished jobs (one file each); delete to start afresh.")
 _DATA_DIR = flags.DEFINE_string("data_dir", None, "Where the worst games go (JSON; default: "
                                 "results/fig3/data, or data with --publish).")
+_RUNNER = cli.define_runner_flags("fig3")
 _OUT = flags.DEFINE_string("out", None, "Output prefix: .csv, _floors.csv, .png, .json "
-                           "(default: results/fig3/fig3, or docs/fig3 with --publish).")
-_PUBLISH = flags.DEFINE_bool("publish", False, "Write the committed results (docs/fig3, "
-                             "data/wc_*.json); needed for any output under docs/ or data/.")
+                           "(default: results/fig3/fig3, or docs/figures/fig3 with --publish).")
+_PUBLISH = flags.DEFINE_bool("publish", False, "Write the committed results (docs/figures/fig3,"
+                             " data/wc_*.json); needed for any output under docs/ or data/.")
 _FORCE = flags.DEFINE_bool("force", False, "Replace a finished result of a larger scale.")
 SCALE = ("max_games", "screen_runs", "shortlist_runs", "confirm_runs", "curve_iterations",
          "curve_runs")
@@ -85,12 +79,12 @@ JOB_COUNTS = {}
 
 
 def run(fn, jobs, stage):
-    results_dir = os.path.join(_RESULTS_DIR.value, stage)
+    results_dir = os.path.join(_RUNNER.results_dir.value, stage)
     JOB_COUNTS[stage] = {"jobs": len(jobs),
                          "done_before_this_call": experiments.finished_jobs(results_dir, jobs)}
     return experiments.run_jobs(
-        fn, jobs, results_dir=results_dir, workers=_WORKERS.value,
-        backend=_BACKEND.value, ray_address=_RAY_ADDRESS.value, desc=f"fig3 {stage}")
+        fn, jobs, results_dir=results_dir, **_RUNNER.run_jobs_kwargs(),
+        desc=f"fig3 {stage}")
 
 
 def screen(codes: np.ndarray, runs: int, seed: int, stage: str) -> np.ndarray:
@@ -168,12 +162,13 @@ def main(argv):
         "gamma", "iterations", "screen_runs", "shortlist", "shortlist_runs", "finalists",
         "confirm_runs", "max_games", "batch", "curve_methods", "curve_iterations",
         "curve_runs", "curve_chunk", "per_decade", "seed")}
-    out = _OUT.value or ("docs/fig3" if _PUBLISH.value else "results/fig3/fig3")
+    out = _OUT.value or ("docs/figures/fig3" if _PUBLISH.value else "results/fig3/fig3")
     data_dir = _DATA_DIR.value or ("data" if _PUBLISH.value else "results/fig3/data")
     try:
-        experiments.check_output([out, data_dir, _RESULTS_DIR.value], publish=_PUBLISH.value)
+        experiments.check_output([out, data_dir, _RUNNER.results_dir.value],
+                                 publish=_PUBLISH.value)
         experiments.check_not_smaller(out + ".json", params, SCALE, force=_FORCE.value)
-        experiments.check_params(_RESULTS_DIR.value, params)
+        experiments.check_params(_RUNNER.results_dir.value, params)
     except ValueError as e:
         raise app.UsageError(str(e), exitcode=2) from None
     timings = {}
@@ -182,11 +177,11 @@ def main(argv):
     if _MAX_GAMES.value is not None:
         codes = codes[:_MAX_GAMES.value]
     stage_start = time.time()
-    mean1 = screen(codes, _SCREEN_RUNS.value, _SEED.value, "screen")
+    mean1 = screen(codes, _SCREEN_RUNS.value, _RUNNER.seed.value, "screen")
     shortlist = best(codes, mean1, _SHORTLIST.value)
-    mean2 = screen(shortlist, _SHORTLIST_RUNS.value, _SEED.value + 1, "shortlist")
+    mean2 = screen(shortlist, _SHORTLIST_RUNS.value, _RUNNER.seed.value + 1, "shortlist")
     finalists = best(shortlist, mean2, _FINALISTS.value)
-    mean3 = screen(finalists, _CONFIRM_RUNS.value, _SEED.value + 2, "confirm")
+    mean3 = screen(finalists, _CONFIRM_RUNS.value, _RUNNER.seed.value + 2, "confirm")
     timings["search_seconds"] = round(time.time() - stage_start, 1)
 
     games, ranking = {}, {}
@@ -219,7 +214,7 @@ def main(argv):
             for first in range(0, _CURVE_RUNS.value, _CURVE_CHUNK.value):
                 jobs[f"{name}_{method}_runs{first:05d}"] = dict(
                     game={"json": trees.to_json(root)}, method=method, gamma=_GAMMA.value,
-                    checkpoints=checkpoints, base_seed=_SEED.value + 3, game_index=g,
+                    checkpoints=checkpoints, base_seed=_RUNNER.seed.value + 3, game_index=g,
                     runs=min(_CURVE_CHUNK.value, _CURVE_RUNS.value - first), first_run=first)
     results = run(experiments.curves_job, jobs, "curves")
     timings["curves_seconds"] = round(time.time() - stage_start, 1)
@@ -252,7 +247,7 @@ def main(argv):
     experiments.write_params(out + ".json", dict(params, games_searched=len(codes),
                              ranking=ranking, floors=floors, job_counts=JOB_COUNTS),
                              wall_seconds=round(elapsed, 1),
-                             workers=_WORKERS.value or os.cpu_count(), backend=_BACKEND.value,
+                             **_RUNNER.execution(),
                              **timings)
     for name, root in games.items():
         final = {r["method"]: round(r["mean_e1"], 4) for r in rows

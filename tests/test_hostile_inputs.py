@@ -223,13 +223,16 @@ def test_no_file_was_created_by_payloads():
 
 
 def _bots(game):
-    from smmcts_spiel.bots.belief_sampler import BeliefSamplerBot, ismcts_bot
+    from smmcts_spiel.bots.belief_sampler import BeliefSamplerBot
     from smmcts_spiel.bots.mmcts_bot import MMCTSBot
+    from smmcts_spiel.bots.openspiel_bots import TurnBasedMCTSBot, ismcts_bot
     from smmcts_spiel.bots.smmcts_bot import SMMCTSBot
     if game.get_type().short_name == "smmcts_phantom_ttt":
         return [MMCTSBot(game, 0, training_iterations=10), BeliefSamplerBot(game, 0),
-                ismcts_bot(game, 10)]
-    return [SMMCTSBot(game, 0, iterations=20, seed=1)]
+                ismcts_bot(game, 10), TurnBasedMCTSBot(game, 0, iterations=10)]
+    return [SMMCTSBot(game, 0, iterations=20, seed=1),
+            TurnBasedMCTSBot(game, 0, iterations=10),
+            TurnBasedMCTSBot(game, 0, iterations=10, engine="cpp")]
 
 
 @pytest.mark.parametrize("game_string, other_string", [
