@@ -324,3 +324,18 @@ def test_a_tree_trained_with_other_parameters_is_refused(tree_file, expected):
     search = PhantomTTTMultipleTreeSearch.load(
         str(tree_file), game="phantom_ttt", gamma=0.1, seed=3, iterations=500)
     assert search.iterations == 500
+
+
+# -- 7. size limits in the scripts --------------------------------------------------------
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--game=smmcts_random_stacked_matrix(depth=20)"], "choose a smaller depth"),
+    (["--game=smmcts_goofspiel(num_cards=1000000000)"], "num_cards must be an integer"),
+    (["--game=smmcts_goofspiel(num_cards=4)", "--bot_a=smmcts(time_limit=1e999)"],
+     "time_limit"),
+])
+def test_match_refuses_huge_games_and_endless_budgets(args, message):
+    result = run_script("match.py", *args, "--num_games=1")
+    assert result.returncode == 2, result.stderr
+    assert message in result.stderr and "Traceback" not in result.stderr
