@@ -38,7 +38,8 @@ def parse_compact(text: str) -> MatrixTree:
 
     def fail(message: str):
         where = tokens[pos][1] if pos < len(tokens) else len(text)
-        raise MatrixTreeError(f"{message} at character {where} of {text!r}; "
+        shown = text if len(text) <= 120 else f"{text[:100]}...({len(text)} characters)"
+        raise MatrixTreeError(f"{message} at character {where} of {shown!r}; "
                               "expected the compact form, e.g. [[1 0] [0 1]]")
 
     def peek() -> str | None:
