@@ -5,7 +5,6 @@ limits) and 9 (corrupted serialised states, edited tree files).
 """
 
 import base64
-import os
 import pickle
 
 import pyspiel
@@ -214,9 +213,6 @@ def test_the_deepest_allowed_tree_loads_plays_and_round_trips():
     assert state2.returns() == [0.5, -0.5]
     assert len(mt.flatten(game.tree).kind) == 2 * mt.MAX_STAGES + 1
 
-
-def test_no_file_was_created_by_payloads():
-    assert not os.path.exists("executed")
 
 
 # -- 6. stale trees: bots refuse states of another game ----------------------------------
