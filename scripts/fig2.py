@@ -165,9 +165,12 @@ def main(argv):
                     method=method, gamma=gamma, checkpoints=checkpoints,
                     base_seed=_RUNNER.seed.value, game_index=g, runs=_RUNS.value)
     already_done = experiments.finished_jobs(_RUNNER.results_dir.value, jobs)
-    results = experiments.run_jobs(
-        experiments.curves_job, jobs, results_dir=_RUNNER.results_dir.value,
-        **_RUNNER.run_jobs_kwargs(), desc="fig2 jobs")
+    try:
+        results = experiments.run_jobs(
+            experiments.curves_job, jobs, results_dir=_RUNNER.results_dir.value,
+            **_RUNNER.run_jobs_kwargs(), desc="fig2 jobs")
+    except experiments.MixedResultsError as e:
+        raise app.UsageError(str(e), exitcode=2) from None
     rows = []
     done = set()
     for _, depth, branching, gamma in settings():

@@ -82,9 +82,12 @@ def run(fn, jobs, stage):
     results_dir = os.path.join(_RUNNER.results_dir.value, stage)
     JOB_COUNTS[stage] = {"jobs": len(jobs),
                          "done_before_this_call": experiments.finished_jobs(results_dir, jobs)}
-    return experiments.run_jobs(
-        fn, jobs, results_dir=results_dir, **_RUNNER.run_jobs_kwargs(),
-        desc=f"fig3 {stage}")
+    try:
+        return experiments.run_jobs(
+            fn, jobs, results_dir=results_dir, **_RUNNER.run_jobs_kwargs(),
+            desc=f"fig3 {stage}")
+    except experiments.MixedResultsError as e:
+        raise app.UsageError(str(e), exitcode=2) from None
 
 
 def screen(codes: np.ndarray, runs: int, seed: int, stage: str) -> np.ndarray:

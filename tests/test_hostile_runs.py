@@ -339,3 +339,13 @@ def test_match_refuses_huge_games_and_endless_budgets(args, message):
     result = run_script("match.py", *args, "--num_games=1")
     assert result.returncode == 2, result.stderr
     assert message in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_rerun_with_other_iterations_is_refused_by_the_script(tmp_path):
+    args = ["--games=1", "--runs=2", "--branchings=2", "--gammas=0.1", "--depths=2",
+            "--backend=serial", f"--results_dir={tmp_path / 'jobs'}", f"--out={tmp_path / 'f'}"]
+    assert run_script("fig2.py", "--iterations=100", *args).returncode == 0
+    (tmp_path / "jobs" / "params.json").unlink()  # Even without the run's parameters file.
+    other = run_script("fig2.py", "--iterations=200", *args)
+    assert other.returncode == 2 and "Traceback" not in other.stderr
+    assert "computed with other arguments" in other.stderr

@@ -18,6 +18,7 @@ from smmcts_spiel.experiments.paper import (
 from smmcts_spiel.experiments.runner import (
     BACKENDS,
     PARAMS_FILE,
+    MixedResultsError,
     check_params,
     die_with_parent,
     exit_on_sigterm,
@@ -26,7 +27,8 @@ from smmcts_spiel.experiments.runner import (
     write_params,
 )
 
-__all__ = ["BACKENDS", "PARAMS_FILE", "Result", "check_not_smaller", "check_output",
+__all__ = ["BACKENDS", "PARAMS_FILE", "MixedResultsError", "Result", "check_not_smaller",
+           "check_output",
            "check_params", "curves_job", "die_with_parent", "exit_on_sigterm",
            "exploration_floors", "finished_jobs", "game_from_spec", "mean_curve", "random_game",
            "run_jobs", "screen_job", "write_params"]

@@ -40,6 +40,10 @@ _CHECKSUM = "__sha256__"
 
 Result = dict[str, np.ndarray]
 
+
+class MixedResultsError(ValueError):
+    """A results folder holds results of other parameters: reusing them would mislabel them."""
+
 # ----------------------------------------------------------------------------------------
 # Runner
 
@@ -212,7 +216,7 @@ def _load_result(path: str, record: str) -> Result | None:
             return _redo(path, "its job record is unreadable")
         if saved_key != json.loads(record)["key"]:
             return _redo(path, f"it holds the result of another job ({saved_key!r})")
-        raise ValueError(
+        raise MixedResultsError(
             f"{path} holds a result of this job computed with other arguments; mixing it in "
             f"would relabel it. Use another --results_dir, or delete the file.\n"
             f"  saved:  {saved_record[:300]}\n  wanted: {record[:300]}")
@@ -274,7 +278,7 @@ def check_params(results_dir: str | os.PathLike, params: Mapping[str, Any]) -> N
                              "to start afresh") from None
         if saved != wanted:
             changed = sorted(k for k in set(saved) | set(wanted) if saved.get(k) != wanted.get(k))
-            raise ValueError(
+            raise MixedResultsError(
                 f"{results_dir} holds results of a run with other parameters ({', '.join(changed)} "
                 "differ); pass a new --results_dir or delete that directory")
     else:
