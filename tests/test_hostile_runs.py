@@ -4,6 +4,7 @@ Issue 13, classes 1 (data loss), 3 (corrupted or foreign result files), 4 (orpha
 workers) and 8 (MMCTS tree files).
 """
 
+import hashlib
 import json
 import os
 import pathlib
@@ -50,34 +51,40 @@ def _write_npz(path, **arrays):
         np.savez(f, **arrays)
 
 
-CORRUPTIONS = {
-    "truncated": lambda p, d: p.write_bytes(p.read_bytes()[:40]),
-    "empty": lambda p, d: p.write_bytes(b""),
-    "garbage": lambda p, d: p.write_bytes(os.urandom(300)),
-    "another job's": lambda p, d: p.write_bytes((d / "job3.npz").read_bytes()),
-    "edited value": lambda p, d: _write_npz(p, **{
-        **dict(np.load(p)), "y": np.array([7.0, 7.0])}),
-    "NaN with a valid checksum": lambda p, d: _nan_file(p),
-    "no job record (older version)": lambda p, d: _write_npz(p, y=np.array([0.0, 0.5])),
-    "a pickled object": lambda p, d: _write_npz(p, y=np.array([{"a": 1}], dtype=object)),
+CORRUPTIONS = {  # name: (how, the reason reported)
+    "truncated": (lambda p, d: p.write_bytes(p.read_bytes()[:40]), "unreadable"),
+    "empty": (lambda p, d: p.write_bytes(b""), "unreadable"),
+    "garbage": (lambda p, d: p.write_bytes(os.urandom(300)), "unreadable"),
+    "another job's": (lambda p, d: p.write_bytes((d / "job3.npz").read_bytes()),
+                      "another job ('job3')"),
+    "edited value": (lambda p, d: _write_npz(p, **{**dict(np.load(p)),
+                                                  "y": np.array([7.0, 7.0])}), "checksum"),
+    "NaN with a valid checksum": (lambda p, d: _nan_file(p), "NaN"),
+    "no job record (older version)": (lambda p, d: _write_npz(p, y=np.array([0.0, 0.5])),
+                                      "without its job record"),
+    "a pickled object": (lambda p, d: _write_npz(p, y=np.array([{"a": 1}], dtype=object)),
+                         "unreadable"),
 }
 
 
 def _nan_file(path):
+    """A NaN result whose checksum is right (the runner's documented SHA-256 of the arrays)."""
     arrays = dict(np.load(path))
-    arrays["y"] = np.array([np.nan, 0.5])
-    arrays["__sha256__"] = np.array(experiments.runner._checksum({"y": arrays["y"]}))
-    _write_npz(path, **arrays)
+    y = np.array([np.nan, 0.5])
+    digest = hashlib.sha256(f"y:{y.dtype.str}:{y.shape};".encode() + y.tobytes())
+    _write_npz(path, **{**arrays, "y": y, "__sha256__": np.array(digest.hexdigest())})
 
 
 @pytest.mark.parametrize("corruption", list(CORRUPTIONS))
 def test_a_bad_result_file_is_reported_by_name_and_redone(corruption, tmp_path, capsys):
     first, calls = run(tmp_path)
     assert calls == [0, 1, 2, 3]
-    CORRUPTIONS[corruption](tmp_path / "job0.npz", tmp_path)
+    corrupt, reason = CORRUPTIONS[corruption]
+    corrupt(tmp_path / "job0.npz", tmp_path)
     again, calls = run(tmp_path)
     assert calls == [0]
-    assert "job0.npz" in capsys.readouterr().err
+    report = capsys.readouterr().err
+    assert "job0.npz" in report and reason in report
     for key in JOBS:
         np.testing.assert_array_equal(again[key]["y"], first[key]["y"])
     assert (tmp_path / "job0.npz.bad").exists()
