@@ -125,13 +125,13 @@ def check_distribution(probs: Mapping, actions: Sequence[int], where) -> list[fl
     return p
 
 
-def check_size(count: int, limit: int, what: str, fix: str) -> None:
-    """Refuse, before allocating anything, a structure of ``count`` leaves or items above ``limit``.
+def check_size(count: int, limit: int, what: str, fix: str, unit: str = "items") -> None:
+    """Refuse, before allocating anything, a structure of ``count`` ``unit`` above ``limit``.
 
     ``what`` names the structure and its parameters, ``fix`` what to choose instead.
     """
     if count > limit:
-        raise ValueError(f"{what} would have about {count:.3g} items, more than the limit "
+        raise ValueError(f"{what} would have about {count:.3g} {unit}, more than the limit "
                          f"of {limit:.3g}; {fix}")
 
 

@@ -58,7 +58,7 @@ def random_stacked_matrix(
         per_stage ** min(depth, MAX_STAGES + 1), MAX_NODES,
         f"a random stacked matrix game of depth {depth} and {branching_p1} x {branching_p2} "
         f"stages{f' with {chance_branching} chance outcomes' if chance_branching else ''}",
-        "choose a smaller depth or branching")
+        "choose a smaller depth or branching", unit="leaves")
     rng = np.random.default_rng(seed)
 
     def leaf() -> float:
