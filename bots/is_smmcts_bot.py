@@ -72,6 +72,7 @@ class ISSMMCTSBot(pyspiel.Bot):
     def step_with_policy(self, state: pyspiel.State):
         """Search, then return (final strategy as (action, p) pairs, sampled action)."""
         start = time.perf_counter()
+        checks.check_state_game(state, str(self._game), "ISSMMCTSBot")
         if state.is_terminal() or not state.legal_actions(self.player_id):
             raise ValueError(f"player {self.player_id} has no move to make in this state:\n"
                              f"{state}")

@@ -68,6 +68,7 @@ class OOSBot(pyspiel.Bot):
     def step_with_policy(self, state: pyspiel.State):
         """Search, then return (average strategy as (action, p) pairs, sampled action)."""
         start = time.perf_counter()
+        checks.check_state_game(state, str(self._search.game), "OOSBot")
         decision = information_sets.decision_state(self._search.search_game, state,
                                                    self.player_id)
         self._search.set_target(information_sets.information_set(

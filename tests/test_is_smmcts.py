@@ -109,3 +109,15 @@ def test_bad_arguments_are_refused(kwargs, message):
 def test_game_without_information_states_is_refused():
     with pytest.raises(ValueError, match="information state"):
         ISSMMCTSBot(pyspiel.load_game("breakthrough"), 0)
+
+
+def test_state_of_another_game_is_refused():
+    from smmcts_spiel.bots import OOSBot
+
+    kuhn = pyspiel.load_game("kuhn_poker")
+    state = kuhn.new_initial_state()
+    for action in (0, 1):
+        state.apply_action(action)
+    for bot in (ISSMMCTSBot(GOOFSPIEL4, 0, iterations=5), OOSBot(GOOFSPIEL4, 0, iterations=5)):
+        with pytest.raises(ValueError, match="build a new bot"):
+            bot.step(state)
