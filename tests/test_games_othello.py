@@ -11,7 +11,8 @@ from smmcts_spiel.exact import solver
 
 def test_8x8_matches_openspiel_move_by_move():
     """Random trajectories (with passes) through both games: same states, moves, returns."""
-    reference, game = pyspiel.load_game("othello"), pyspiel.load_game("smmcts_othello(board_size=8)")
+    reference = pyspiel.load_game("othello")
+    game = pyspiel.load_game("smmcts_othello(board_size=8)")
     rng = random.Random(0)
     passes = 0
     for _ in range(60):
