@@ -34,8 +34,10 @@ class NetworkPolicy(policy_lib.Policy):
         self.params = params
         self._probs = jax.jit(lambda p, x, m: masked_probabilities(apply(p, x), m))
 
-    def batch_probabilities(self, tensors: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """Probabilities over all actions for a batch of network inputs and legal masks."""
+    def batch_probabilities(self, tensors: np.ndarray, masks: np.ndarray,
+                            players: np.ndarray | None = None) -> np.ndarray:
+        """Probabilities over all actions for a batch of network inputs and legal masks
+        (one network for every player, so ``players`` is not needed)."""
         return np.asarray(self._probs(self.params, tensors, masks), np.float64)
 
     def action_probabilities(self, state, player_id=None) -> dict[int, float]:
