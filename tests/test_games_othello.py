@@ -54,13 +54,20 @@ def test_small_boards_are_consistent(n):
         assert state.returns()[0] == (black > white) - (black < white)
 
 
-def test_4x4_is_a_second_player_win():
-    """4x4 Othello is a known win for White (the second player) under perfect play."""
-    game = pyspiel.load_game("smmcts_othello")
-    assert solver.game_value(game) == -1.0
+@pytest.mark.slow
+def test_4x4_is_won_11_to_3_by_white():
+    """4x4 Othello is a known win for White (the second player), 11 discs to 3."""
+    assert solver.game_value(pyspiel.load_game("smmcts_othello")) == -1.0
+    disc_game = pyspiel.load_game("smmcts_othello(returns_type=disc_difference)")
+    assert solver.game_value(disc_game) == pytest.approx((3 - 11) / 16)
 
 
 @pytest.mark.parametrize("size", [2, 5, 10, "4"])
 def test_bad_board_size_is_refused(size):
     with pytest.raises((ValueError, pyspiel.SpielError), match="board_size"):
         pyspiel.load_game("smmcts_othello", {"board_size": size})
+
+
+def test_bad_returns_type_is_refused():
+    with pytest.raises(ValueError, match="returns_type must be one of win_loss, disc_diff"):
+        pyspiel.load_game("smmcts_othello(returns_type=score)")

@@ -45,7 +45,7 @@ class Config:
     replay_capacity: int = 20_000
     reservoir_capacity: int = 200_000
     batch_size: int = 128
-    learn_every: int = 4  # episodes between training steps
+    learn_every: int = 1  # episodes between training steps
     br_learning_rate: float = 1e-3
     avg_learning_rate: float = 1e-3
     seed: int = 0
@@ -189,10 +189,10 @@ class MCNFSP:
 
     def save(self, path) -> None:
         """Everything needed to continue bit for bit: parameters, optimisers, memories, rng."""
-        state = {k: getattr(self, k) for k in (
-            "br_params", "avg_params", "br_opt_state", "avg_opt_state", "replay", "reservoir",
-            "rng", "episodes", "train_seconds")}
-        state = jax.tree_util.tree_map(np.asarray, state)
+        state = {k: jax.tree_util.tree_map(np.asarray, getattr(self, k)) for k in (
+            "br_params", "avg_params", "br_opt_state", "avg_opt_state")}
+        state.update({k: getattr(self, k) for k in (
+            "replay", "reservoir", "rng", "episodes", "train_seconds")})
         with open(path, "wb") as f:
             pickle.dump({"config": dataclasses.asdict(self.config), "state": state}, f)
 
