@@ -1,4 +1,4 @@
-"""MC-NFSP: memories, the search, the trainer (resume), the network policy and its exploitability."""
+"""MC-NFSP: memories, search, trainer (resume), network policy and its exploitability."""
 
 import numpy as np
 import pyspiel
@@ -107,8 +107,8 @@ def test_training_is_seeded_and_resumes_exactly(tmp_path):
     episodes(c, 8)
     for run in (b, c):
         assert run.episodes == 8 and len(run.reservoir) == len(a.reservoir)
-        np.testing.assert_array_equal(
-            run.avg_params["params"]["Dense_0"]["kernel"], a.avg_params["params"]["Dense_0"]["kernel"])
+        np.testing.assert_array_equal(run.avg_params["params"]["Dense_0"]["kernel"],
+                                      a.avg_params["params"]["Dense_0"]["kernel"])
         np.testing.assert_array_equal(
             run.br_params["params"]["Dense_1"]["bias"], a.br_params["params"]["Dense_1"]["bias"])
 
