@@ -10,20 +10,18 @@ Evaluation time is not counted.
 
 Writes <out>.csv (algorithm, seed, train_seconds, episodes, e1, e2, nash_conv), <out>.png
 and <out>.json (parameters). Rows are written as they are measured; --resume continues
-MC-NFSP from its checkpoint (<out>_mc_nfsp.pkl) after an interruption.
+MC-NFSP from its checkpoint (<out>_mc_nfsp.pkl) and appends (run it with --algorithms=mc_nfsp
+if NFSP's rows are complete: OpenSpiel's agents are not checkpointed here).
 """
 
 from __future__ import annotations
 
-import csv
 import json
 import os
-import time
 
 from absl import app, flags
-from tqdm import tqdm
 
-from smmcts_spiel.nfsp import exploitability
+from smmcts_spiel.nfsp import exploitability, race
 from smmcts_spiel.nfsp.mc_nfsp import MCNFSP, Config
 from smmcts_spiel.nfsp.openspiel_nfsp import NFSPConfig, OpenSpielNFSP
 
@@ -39,81 +37,42 @@ _SEED = flags.DEFINE_integer("seed", 0, "Seed of both learners.")
 _OUT = flags.DEFINE_string("out", "docs/figures/nfsp_othello", "Output path prefix.")
 _RESUME = flags.DEFINE_bool("resume", False, "Continue MC-NFSP from its checkpoint.")
 
-FIELDS = ("algorithm", "seed", "train_seconds", "episodes", "e1", "e2", "nash_conv")
-
-
-def learner(name: str):
-    checkpoint = f"{_OUT.value}_mc_nfsp.pkl"
-    if name == "mc_nfsp":
-        if _RESUME.value and os.path.exists(checkpoint):
-            return MCNFSP.load(checkpoint)
-        return MCNFSP(Config(game=_GAME.value, num_simulations=_SIMULATIONS.value,
-                             seed=_SEED.value))
-    return OpenSpielNFSP(NFSPConfig(game=_GAME.value, seed=_SEED.value))
-
 
 def main(argv):
     if len(argv) > 1:
         raise app.UsageError(f"unexpected arguments: {argv[1:]}")
     unknown = set(_ALGORITHMS.value) - {"mc_nfsp", "nfsp"}
-    if unknown:
-        raise app.UsageError(f"unknown algorithms {sorted(unknown)}; use mc_nfsp and/or nfsp")
+    if unknown or not _ALGORITHMS.value:
+        raise app.UsageError(f"--algorithms: use mc_nfsp and/or nfsp, got {_ALGORITHMS.value}")
     try:
         exploitability.positions(_GAME.value)
-    except Exception as e:  # noqa: BLE001  (bad game string or a game without exact values)
+        Config(game=_GAME.value, num_simulations=_SIMULATIONS.value)
+    except Exception as e:  # noqa: BLE001  (a bad game string or a game without exact values)
         raise app.UsageError(f"--game={_GAME.value!r}: {e}") from None
     os.makedirs(os.path.dirname(_OUT.value) or ".", exist_ok=True)
+    checkpoint = f"{_OUT.value}_mc_nfsp.pkl"
+    resume = _RESUME.value and os.path.exists(checkpoint)
+    learners = {}
+    for name in _ALGORITHMS.value:
+        if name == "mc_nfsp":
+            learners[name] = (MCNFSP.load(checkpoint) if resume else MCNFSP(Config(
+                game=_GAME.value, num_simulations=_SIMULATIONS.value, seed=_SEED.value)))
+        else:
+            learners[name] = OpenSpielNFSP(NFSPConfig(game=_GAME.value, seed=_SEED.value))
+    params = {flag.name: flag.value for flag in (_GAME, _BUDGET, _EVAL_EVERY, _ALGORITHMS,
+                                                 _SIMULATIONS, _SEED)}
+    params["configs"] = {name: repr(run.config) for name, run in learners.items()}
     with open(f"{_OUT.value}.json", "w") as f:
-        json.dump({flag.name: flag.value for flag in (_GAME, _BUDGET, _EVAL_EVERY, _ALGORITHMS,
-                                                      _SIMULATIONS, _SEED)}, f, indent=1)
-    mode = "a" if _RESUME.value and os.path.exists(f"{_OUT.value}.csv") else "w"
-    with open(f"{_OUT.value}.csv", mode, newline="") as f:
-        writer = csv.DictWriter(f, FIELDS)
-        if mode == "w":
-            writer.writeheader()
-        runs = {name: learner(name) for name in _ALGORITHMS.value}
-        progress = tqdm(total=_BUDGET.value * len(runs), unit="s",
-                        initial=sum(r.train_seconds for r in runs.values()))
-        # Rounds alternate the learners, so both see the same load on a shared machine.
-        while any(r.train_seconds < _BUDGET.value for r in runs.values()):
-            for name, run in runs.items():
-                if run.train_seconds >= _BUDGET.value:
-                    continue
-                before = run.train_seconds
-                run.train(min(_EVAL_EVERY.value, _BUDGET.value - run.train_seconds))
-                report = exploitability.evaluate(_GAME.value, run.average_policy())
-                writer.writerow({"algorithm": name, "seed": _SEED.value,
-                                 "train_seconds": round(run.train_seconds, 2),
-                                 "episodes": run.episodes, "e1": report.e1, "e2": report.e2,
-                                 "nash_conv": report.nash_conv})
-                f.flush()
-                if name == "mc_nfsp":
-                    run.save(f"{_OUT.value}_mc_nfsp.pkl")
-                progress.update(run.train_seconds - before)
-                progress.set_postfix(algorithm=name, nash_conv=f"{report.nash_conv:.3f}",
-                                     episodes=run.episodes)
-        progress.close()
-    plot(f"{_OUT.value}.csv", f"{_OUT.value}.png")
+        json.dump(params, f, indent=1)
 
+    def checkpoint_mc_nfsp(name, run):
+        if name == "mc_nfsp":
+            run.save(checkpoint)
 
-def plot(csv_path: str, png_path: str) -> None:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    with open(csv_path) as f:
-        rows = list(csv.DictReader(f))
-    fig, ax = plt.subplots(figsize=(6, 4))
-    for name in dict.fromkeys(r["algorithm"] for r in rows):
-        mine = [r for r in rows if r["algorithm"] == name]
-        ax.plot([float(r["train_seconds"]) for r in mine],
-                [float(r["nash_conv"]) for r in mine], marker="o", label=name)
-    ax.set_xlabel("training wall time (s)")
-    ax.set_ylabel("NashConv of the average policy")
-    ax.set_title(f"{_GAME.value}, {time.strftime('%Y-%m-%d')}")
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(png_path, dpi=100)
+    race.race(learners, _BUDGET.value, _EVAL_EVERY.value,
+              lambda policy: exploitability.evaluate(_GAME.value, policy),
+              f"{_OUT.value}.csv", _SEED.value, checkpoint_mc_nfsp, append=resume)
+    race.plot(f"{_OUT.value}.csv", f"{_OUT.value}.png", f"{_GAME.value}: exact NashConv")
 
 
 if __name__ == "__main__":

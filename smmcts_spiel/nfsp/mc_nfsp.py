@@ -30,7 +30,7 @@ from smmcts_spiel import checks
 from smmcts_spiel.nfsp import mcts
 from smmcts_spiel.nfsp.buffers import ReplayBuffer, ReservoirBuffer
 from smmcts_spiel.nfsp.networks import PolicyNet, PolicyValueNet, legal_mask, masked_probabilities
-from smmcts_spiel.nfsp.policy import NetworkPolicy, state_tensor
+from smmcts_spiel.nfsp.policy import NetworkPolicy, state_tensor, tensor_size
 
 
 @dataclass(frozen=True)
@@ -72,7 +72,7 @@ class MCNFSP:
                           hint="MC-NFSP searches the true state; for poker use ANFSP / NFSP")
         n = self.num_actions = self.game.num_distinct_actions()
         self.rng = np.random.default_rng(config.seed)
-        x = jnp.zeros((1, len(state_tensor(self.game.new_initial_state(), 0))))
+        x = jnp.zeros((1, tensor_size(self.game)))
         k1, k2 = jax.random.split(jax.random.PRNGKey(config.seed))
         self.br_net = PolicyValueNet(config.hidden, n)
         self.avg_net = PolicyNet(config.hidden, n)

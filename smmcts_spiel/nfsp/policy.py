@@ -21,6 +21,13 @@ def state_tensor(state: pyspiel.State, player: int) -> np.ndarray:
     return np.asarray(state.observation_tensor(player), np.float32)
 
 
+def tensor_size(game: pyspiel.Game) -> int:
+    """Length of :func:`state_tensor`'s vectors in ``game``."""
+    if game.get_type().provides_information_state_tensor:
+        return game.information_state_tensor_size()
+    return game.observation_tensor_size()
+
+
 class NetworkPolicy(policy_lib.Policy):
     """``softmax(logits)`` of a policy network over the legal actions, for every player.
 
