@@ -148,6 +148,7 @@ def _actor_main(config: ANFSPConfig, actor: int, params_queue, out_queue, runnin
             supervised += sl
             episodes += 1
         out_queue.put((transitions, supervised, config.episodes_per_message))
+    out_queue.cancel_join_thread()  # exit even if the learner no longer reads
 
 
 class ANFSP:
@@ -234,10 +235,17 @@ class ANFSP:
         """Stop the actor processes (their unsent episodes are dropped)."""
         if self._actors:
             self._stop.set()
+            deadline = time.perf_counter() + 10
+            while (any(p.is_alive() for p, _ in self._actors)
+                   and time.perf_counter() < deadline):
+                try:  # keep the pipe flowing so the actors can exit
+                    self._out.get(timeout=0.1)
+                except queue.Empty:
+                    pass
             for process, _ in self._actors:
-                process.join(timeout=5)
                 if process.is_alive():
                     process.terminate()
+                process.join()
             self._actors = []
 
     def __enter__(self) -> ANFSP:
@@ -293,10 +301,14 @@ class ANFSP:
             self._running.clear()
         else:
             while time.perf_counter() < stop:
-                epsilon = self.acting.epsilon(0, self.episodes)
-                self._receive(*self.acting.play_episode(self.q_params, self.avg_params,
-                                                        epsilon), 1)
+                self.self_play(1)
         self.train_seconds += time.perf_counter() - start
+
+    def self_play(self, episodes: int) -> None:
+        """``episodes`` episodes in this process, learning as they come (seeded NFSP)."""
+        for _ in range(episodes):
+            epsilon = self.acting.epsilon(0, self.episodes)
+            self._receive(*self.acting.play_episode(self.q_params, self.avg_params, epsilon), 1)
 
     def average_policy(self) -> NetworkPolicy:
         return NetworkPolicy(self.game, self.acting.avg_net.apply, self.avg_params)
