@@ -30,6 +30,7 @@ from absl import app, flags
 
 from smmcts_spiel import experiments, trees
 from smmcts_spiel.exact import solver
+from smmcts_spiel.experiments import cli
 from smmcts_spiel.search import matrix_tree_engine as engine
 
 PAPER_FLOORS = {"WC_RM": 0.0119, "WC_RMM": 0.0367}
@@ -58,16 +59,10 @@ _CURVE_RUNS = flags.DEFINE_integer("curve_runs", 100, "Runs per worst game and m
 _CURVE_CHUNK = flags.DEFINE_integer("curve_chunk", 10, "Runs per curve job.", lower_bound=1)
 _PER_DECADE = flags.DEFINE_integer("per_decade", 8, "Log-spaced checkpoints per decade.",
                                    lower_bound=1)
-_SEED = flags.DEFINE_integer("seed", 0, "Base seed of all runs.")
-_WORKERS = flags.DEFINE_integer("workers", None, "Worker processes (default: all cores).",
-                                lower_bound=1)
-_BACKEND = flags.DEFINE_enum("backend", "process", list(experiments.BACKENDS),
-                             "Where jobs run: local process pool, Ray, or this process.")
-_RAY_ADDRESS = flags.DEFINE_string("ray_address", None, "Ray cluster address (default: local).")
-_RESULTS_DIR = flags.DEFINE_string("results_dir", "results/fig3",
-                                   "Finished jobs (one file each); delete to start afresh.")
 _DATA_DIR = flags.DEFINE_string("data_dir", "data", "Where the worst games go (JSON).")
-_OUT = flags.DEFINE_string("out", "docs/fig3", "Output prefix: .csv, _floors.csv, .png, .json.")
+_RUNNER = cli.define_runner_flags("fig3")
+_OUT = flags.DEFINE_string("out", "docs/figures/fig3",
+                           "Output prefix: .csv, _floors.csv, .png, .json.")
 flags.register_validator("gamma", lambda g: 0 < g <= 1, "gamma must be in (0, 1]")
 
 
@@ -75,12 +70,12 @@ JOB_COUNTS = {}
 
 
 def run(fn, jobs, stage):
-    results_dir = os.path.join(_RESULTS_DIR.value, stage)
+    results_dir = os.path.join(_RUNNER.results_dir.value, stage)
     JOB_COUNTS[stage] = {"jobs": len(jobs),
                          "done_before_this_call": experiments.finished_jobs(results_dir, jobs)}
     return experiments.run_jobs(
-        fn, jobs, results_dir=results_dir, workers=_WORKERS.value,
-        backend=_BACKEND.value, ray_address=_RAY_ADDRESS.value, desc=f"fig3 {stage}")
+        fn, jobs, results_dir=results_dir, **_RUNNER.run_jobs_kwargs(),
+        desc=f"fig3 {stage}")
 
 
 def screen(codes: np.ndarray, runs: int, seed: int, stage: str) -> np.ndarray:
@@ -158,18 +153,18 @@ def main(argv):
         "gamma", "iterations", "screen_runs", "shortlist", "shortlist_runs", "finalists",
         "confirm_runs", "max_games", "batch", "curve_methods", "curve_iterations",
         "curve_runs", "curve_chunk", "per_decade", "seed")}
-    experiments.check_params(_RESULTS_DIR.value, params)
+    experiments.check_params(_RUNNER.results_dir.value, params)
     timings = {}
 
     codes = trees.grid_game_codes()
     if _MAX_GAMES.value is not None:
         codes = codes[:_MAX_GAMES.value]
     stage_start = time.time()
-    mean1 = screen(codes, _SCREEN_RUNS.value, _SEED.value, "screen")
+    mean1 = screen(codes, _SCREEN_RUNS.value, _RUNNER.seed.value, "screen")
     shortlist = best(codes, mean1, _SHORTLIST.value)
-    mean2 = screen(shortlist, _SHORTLIST_RUNS.value, _SEED.value + 1, "shortlist")
+    mean2 = screen(shortlist, _SHORTLIST_RUNS.value, _RUNNER.seed.value + 1, "shortlist")
     finalists = best(shortlist, mean2, _FINALISTS.value)
-    mean3 = screen(finalists, _CONFIRM_RUNS.value, _SEED.value + 2, "confirm")
+    mean3 = screen(finalists, _CONFIRM_RUNS.value, _RUNNER.seed.value + 2, "confirm")
     timings["search_seconds"] = round(time.time() - stage_start, 1)
 
     games, ranking = {}, {}
@@ -202,7 +197,7 @@ def main(argv):
             for first in range(0, _CURVE_RUNS.value, _CURVE_CHUNK.value):
                 jobs[f"{name}_{method}_runs{first:05d}"] = dict(
                     game={"json": trees.to_json(root)}, method=method, gamma=_GAMMA.value,
-                    checkpoints=checkpoints, base_seed=_SEED.value + 3, game_index=g,
+                    checkpoints=checkpoints, base_seed=_RUNNER.seed.value + 3, game_index=g,
                     runs=min(_CURVE_CHUNK.value, _CURVE_RUNS.value - first), first_run=first)
     results = run(experiments.curves_job, jobs, "curves")
     timings["curves_seconds"] = round(time.time() - stage_start, 1)
@@ -235,7 +230,7 @@ def main(argv):
     experiments.write_params(_OUT.value + ".json", dict(params, games_searched=len(codes),
                              ranking=ranking, floors=floors, job_counts=JOB_COUNTS),
                              wall_seconds=round(elapsed, 1),
-                             workers=_WORKERS.value or os.cpu_count(), backend=_BACKEND.value,
+                             **_RUNNER.execution(),
                              **timings)
     for name, root in games.items():
         final = {r["method"]: round(r["mean_e1"], 4) for r in rows
