@@ -171,3 +171,22 @@ def test_equilibrium_is_unexploitable_and_network_batches_agree():
     single = policy.action_probabilities(state)
     for action, p in single.items():
         assert batch[-1, action] == pytest.approx(p, rel=1e-5)  # the root is the last position
+
+
+def test_bot_spec_plays_a_saved_average_policy(tmp_path):
+    from smmcts_spiel.bot_specs import make_bot
+
+    run = MCNFSP(_small_config())
+    run.play_episode()
+    run.learn()
+    run.save(tmp_path / "run.pkl")
+    game = pyspiel.load_game(OTHELLO)
+    bots = [make_bot(f"nfsp(file={tmp_path / 'run.pkl'})", game, p, seed=p) for p in (0, 1)]
+    first = pyspiel.evaluate_bots(game.new_initial_state(), bots, 0)
+    for bot in bots:
+        bot.restart_at(game.new_initial_state())
+    assert pyspiel.evaluate_bots(game.new_initial_state(), bots, 0) == first  # seeded
+    with pytest.raises(ValueError, match="no such file"):
+        make_bot(f"nfsp(file={tmp_path / 'missing.pkl'})", game, 0, seed=0)
+    with pytest.raises(ValueError, match="trained on"):
+        make_bot(f"nfsp(file={tmp_path / 'run.pkl'})", pyspiel.load_game(OTHELLO_DISCS), 0, 0)
