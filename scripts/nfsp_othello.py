@@ -10,8 +10,9 @@ Evaluation time is not counted.
 
 Writes <out>.csv (algorithm, seed, train_seconds, episodes, e1, e2, nash_conv), <out>.png
 and <out>.json (parameters). Rows are written as they are measured; --resume continues
-MC-NFSP from its checkpoint (<out>_mc_nfsp.pkl) and appends (run it with --algorithms=mc_nfsp
-if NFSP's rows are complete: OpenSpiel's agents are not checkpointed here).
+MC-NFSP from its checkpoint (--checkpoint, under the git-ignored results/) and appends
+(with --algorithms=mc_nfsp if NFSP's rows are complete: OpenSpiel's agents are not
+checkpointed here).
 """
 
 from __future__ import annotations
@@ -19,7 +20,9 @@ from __future__ import annotations
 import json
 import os
 
+import pyspiel
 from absl import app, flags
+from open_spiel.python import policy as policy_lib
 
 from smmcts_spiel.nfsp import exploitability, race
 from smmcts_spiel.nfsp.mc_nfsp import MCNFSP, Config
@@ -36,6 +39,9 @@ _SIMULATIONS = flags.DEFINE_integer("num_simulations", 32, "MC-NFSP's searches p
 _SEED = flags.DEFINE_integer("seed", 0, "Seed of both learners.")
 _OUT = flags.DEFINE_string("out", "docs/figures/nfsp_othello", "Output path prefix.")
 _RESUME = flags.DEFINE_bool("resume", False, "Continue MC-NFSP from its checkpoint.")
+_CHECKPOINT = flags.DEFINE_string("checkpoint", None, "MC-NFSP's checkpoint "
+                                  "[results/nfsp/<out's name>_mc_nfsp.pkl]; a bot spec "
+                                  "nfsp(file=...) plays its average policy.")
 
 
 def main(argv):
@@ -50,7 +56,9 @@ def main(argv):
     except Exception as e:  # noqa: BLE001  (a bad game string or a game without exact values)
         raise app.UsageError(f"--game={_GAME.value!r}: {e}") from None
     os.makedirs(os.path.dirname(_OUT.value) or ".", exist_ok=True)
-    checkpoint = f"{_OUT.value}_mc_nfsp.pkl"
+    checkpoint = _CHECKPOINT.value or os.path.join(
+        "results", "nfsp", f"{os.path.basename(_OUT.value)}_mc_nfsp.pkl")
+    os.makedirs(os.path.dirname(checkpoint) or ".", exist_ok=True)
     resume = _RESUME.value and os.path.exists(checkpoint)
     learners = {}
     for name in _ALGORITHMS.value:
@@ -72,7 +80,10 @@ def main(argv):
     race.race(learners, _BUDGET.value, _EVAL_EVERY.value,
               lambda policy: exploitability.evaluate(_GAME.value, policy),
               f"{_OUT.value}.csv", _SEED.value, checkpoint_mc_nfsp, append=resume)
-    race.plot(f"{_OUT.value}.csv", f"{_OUT.value}.png", f"{_GAME.value}: exact NashConv")
+    uniform = exploitability.evaluate(
+        _GAME.value, policy_lib.UniformRandomPolicy(pyspiel.load_game(_GAME.value)))
+    race.plot(f"{_OUT.value}.csv", f"{_OUT.value}.png", f"{_GAME.value}: exact NashConv",
+              anchors={"uniform random policy": uniform.nash_conv})
 
 
 if __name__ == "__main__":
