@@ -1,4 +1,10 @@
-"""Exploitability vs wall time on small Othello: MC-NFSP against OpenSpiel's JAX NFSP.
+"""Exploitability vs wall time on small Othello: MC-NFSP against NFSP.
+
+* ``mc_nfsp``: :class:`smmcts_spiel.nfsp.mc_nfsp.MCNFSP` (PUCT best response);
+* ``nfsp``: OpenSpiel's ``open_spiel.python.jax.nfsp`` (DQN best response, kuhn_nfsp.py's
+  settings), through :mod:`smmcts_spiel.nfsp.openspiel_nfsp`;
+* ``own_nfsp``: our DQN-NFSP, :class:`smmcts_spiel.nfsp.anfsp.ANFSP` without actors (same
+  algorithm as ``nfsp``, a faster implementation).
 
 Both learners train for --budget seconds of wall time each (same machine, in alternating
 rounds so that both see the same load); every --eval_every seconds of training the average
@@ -25,6 +31,7 @@ from absl import app, flags
 from open_spiel.python import policy as policy_lib
 
 from smmcts_spiel.nfsp import exploitability, race
+from smmcts_spiel.nfsp.anfsp import ANFSP, ANFSPConfig
 from smmcts_spiel.nfsp.mc_nfsp import MCNFSP, Config
 from smmcts_spiel.nfsp.openspiel_nfsp import NFSPConfig, OpenSpielNFSP
 
@@ -33,7 +40,8 @@ _GAME = flags.DEFINE_string("game", "smmcts_othello(board_size=4)", "A game with
 _BUDGET = flags.DEFINE_float("budget", 300.0, "Training seconds per algorithm.", lower_bound=1)
 _EVAL_EVERY = flags.DEFINE_float("eval_every", 30.0, "Training seconds between evaluations.",
                                  lower_bound=1)
-_ALGORITHMS = flags.DEFINE_list("algorithms", ["mc_nfsp", "nfsp"], "mc_nfsp and/or nfsp.")
+ALGORITHMS = ("mc_nfsp", "nfsp", "own_nfsp")
+_ALGORITHMS = flags.DEFINE_list("algorithms", ["mc_nfsp", "nfsp"], ", ".join(ALGORITHMS))
 _SIMULATIONS = flags.DEFINE_integer("num_simulations", 32, "MC-NFSP's searches per move.",
                                     lower_bound=1)
 _SEED = flags.DEFINE_integer("seed", 0, "Seed of both learners.")
@@ -44,17 +52,22 @@ _CHECKPOINT = flags.DEFINE_string("checkpoint", None, "MC-NFSP's checkpoint "
                                   "nfsp(file=...) plays its average policy.")
 
 
+def _usage(message: str) -> app.UsageError:
+    """A usage error: absl prints the message and the flags, and exits with status 2."""
+    return app.UsageError(message, exitcode=2)
+
+
 def main(argv):
     if len(argv) > 1:
-        raise app.UsageError(f"unexpected arguments: {argv[1:]}")
-    unknown = set(_ALGORITHMS.value) - {"mc_nfsp", "nfsp"}
+        raise _usage(f"unexpected arguments: {argv[1:]}")
+    unknown = set(_ALGORITHMS.value) - set(ALGORITHMS)
     if unknown or not _ALGORITHMS.value:
-        raise app.UsageError(f"--algorithms: use mc_nfsp and/or nfsp, got {_ALGORITHMS.value}")
+        raise _usage(f"--algorithms: use {', '.join(ALGORITHMS)}; got {_ALGORITHMS.value}")
     try:
         exploitability.positions(_GAME.value)
         Config(game=_GAME.value, num_simulations=_SIMULATIONS.value)
     except Exception as e:  # noqa: BLE001  (a bad game string or a game without exact values)
-        raise app.UsageError(f"--game={_GAME.value!r}: {e}") from None
+        raise _usage(f"--game={_GAME.value!r}: {e}") from None
     os.makedirs(os.path.dirname(_OUT.value) or ".", exist_ok=True)
     checkpoint = _CHECKPOINT.value or os.path.join(
         "results", "nfsp", f"{os.path.basename(_OUT.value)}_mc_nfsp.pkl")
@@ -65,6 +78,9 @@ def main(argv):
         if name == "mc_nfsp":
             learners[name] = (MCNFSP.load(checkpoint) if resume else MCNFSP(Config(
                 game=_GAME.value, num_simulations=_SIMULATIONS.value, seed=_SEED.value)))
+        elif name == "own_nfsp":
+            learners[name] = ANFSP(ANFSPConfig(game=_GAME.value, hidden=(128, 128),
+                                               num_actors=0, seed=_SEED.value))
         else:
             learners[name] = OpenSpielNFSP(NFSPConfig(game=_GAME.value, seed=_SEED.value))
     params = {flag.name: flag.value for flag in (_GAME, _BUDGET, _EVAL_EVERY, _ALGORITHMS,
