@@ -1,7 +1,7 @@
 """Exploitability vs wall time on Kuhn / Leduc poker: ANFSP, NFSP, OpenSpiel's JAX NFSP.
 
 * ``anfsp``: :class:`smmcts_spiel.nfsp.anfsp.ANFSP` with --num_actors actor processes;
-* ``nfsp``: the same code with no actors (synchronous NFSP in one process);
+* ``own_nfsp``: the same code with no actors (synchronous NFSP in one process);
 * ``openspiel_nfsp``: OpenSpiel's ``open_spiel.python.jax.nfsp`` (kuhn_nfsp.py's settings).
 
 Each trains for --budget seconds of wall time, in alternating rounds of --eval_every
@@ -31,7 +31,7 @@ from smmcts_spiel.nfsp import race
 from smmcts_spiel.nfsp.anfsp import ANFSP, ANFSPConfig
 from smmcts_spiel.nfsp.openspiel_nfsp import NFSPConfig, OpenSpielNFSP
 
-ALGORITHMS = ("anfsp", "nfsp", "openspiel_nfsp")
+ALGORITHMS = ("anfsp", "own_nfsp", "openspiel_nfsp")
 ANCHORS = {"kuhn_poker": {"OpenSpiel JAX NFSP, 650K episodes": 0.107},
            "leduc_poker": {"Heinrich & Silver NFSP, ~5 h": 0.1}}
 

@@ -20,7 +20,7 @@ def _run(script, *flags):
 @pytest.mark.parametrize("script, flags, message", [
     ("nfsp_othello.py", ["--algorithms=dqn"], "use mc_nfsp, nfsp, own_nfsp"),
     ("nfsp_othello.py", ["--game=kuhn_poker"], "perfect information"),
-    ("anfsp_poker.py", ["--algorithms=cfr"], "use anfsp, nfsp, openspiel_nfsp"),
+    ("anfsp_poker.py", ["--algorithms=cfr"], "use anfsp, own_nfsp, openspiel_nfsp"),
     ("anfsp_poker.py", ["--game=matrix_pd"], "zero-sum"),
 ])
 def test_bad_flags_are_usage_errors(script, flags, message, tmp_path):

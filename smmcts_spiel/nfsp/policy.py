@@ -39,6 +39,10 @@ class NetworkPolicy(policy_lib.Policy):
         super().__init__(game, list(range(game.num_players())))
         self.num_actions = game.num_distinct_actions()
         self.params = params
+        # Same information state, same input: answer each once (OpenSpiel's best response
+        # asks for every history of an information set).
+        self._keyed = game.get_type().provides_information_state_string
+        self._answers: dict = {}
         self._probs = jax.jit(lambda p, x, m: masked_probabilities(apply(p, x), m))
 
     def batch_probabilities(self, tensors: np.ndarray, masks: np.ndarray,
@@ -49,11 +53,17 @@ class NetworkPolicy(policy_lib.Policy):
 
     def action_probabilities(self, state, player_id=None) -> dict[int, float]:
         player = state.current_player() if player_id is None else player_id
+        key = (player, state.information_state_string(player)) if self._keyed else None
+        if key is not None and key in self._answers:
+            return dict(self._answers[key])
         legal = state.legal_actions(player)
         mask = legal_mask(legal, self.num_actions)
         probs = self.batch_probabilities(state_tensor(state, player)[None], mask[None])[0]
         probs = probs[legal] / probs[legal].sum()
-        return {a: float(p) for a, p in zip(legal, probs)}
+        answer = {a: float(p) for a, p in zip(legal, probs)}
+        if key is not None:
+            self._answers[key] = answer
+        return dict(answer)
 
 
 class PolicyBot(pyspiel.Bot):
