@@ -68,8 +68,8 @@ def plot(csv_path: str, png_path: str, title: str, *, scale: float = 1.0,
                 [scale * float(r["nash_conv"]) for r in mine], marker="o", markersize=3, label=name)
     for label, y in (anchors or {}).items():
         ax.axhline(y, color="grey", linestyle=":", linewidth=1)
-        ax.annotate(label, (0, y), textcoords="offset points", xytext=(4, 3), fontsize=7,
-                    color="grey")
+        ax.text(0.01, y, label, transform=ax.get_yaxis_transform(), fontsize=7, color="grey",
+                verticalalignment="bottom")
     if log_y:
         ax.set_yscale("log")
     ax.set_xlabel("training wall time (s)")
