@@ -178,11 +178,15 @@ def test_bot_spec_plays_a_saved_average_policy(tmp_path):
     run.learn()
     run.save(tmp_path / "run.pkl")
     game = pyspiel.load_game(OTHELLO)
-    bots = [make_bot(f"nfsp(file={tmp_path / 'run.pkl'})", game, p, seed=p) for p in (0, 1)]
-    first = pyspiel.evaluate_bots(game.new_initial_state(), bots, 0)
-    for bot in bots:
-        bot.restart_at(game.new_initial_state())
-    assert pyspiel.evaluate_bots(game.new_initial_state(), bots, 0) == first  # seeded
+    def play(seed):
+        bots = [make_bot(f"nfsp(file={tmp_path / 'run.pkl'})", game, p, seed=seed + p)
+                for p in (0, 1)]
+        state = game.new_initial_state()
+        pyspiel.evaluate_bots(state, bots, 0)
+        return state.history()
+
+    assert play(0) == play(0)  # seeded
+    assert len({tuple(play(s)) for s in range(5)}) > 1  # the seed matters
     with pytest.raises(ValueError, match="no such file"):
         make_bot(f"nfsp(file={tmp_path / 'missing.pkl'})", game, 0, seed=0)
     with pytest.raises(ValueError, match="trained on"):

@@ -79,7 +79,7 @@ class OpenSpielNFSP:
         self.train_seconds += time.perf_counter() - start
 
     def average_policy(self) -> policy_lib.Policy:
-        return _AveragePolicies(self.game, self.agents, self.env)
+        return _AveragePolicies(self.game, self.agents)
 
 
 class _AveragePolicies(policy_lib.Policy):
@@ -91,7 +91,7 @@ class _AveragePolicies(policy_lib.Policy):
     softmax over legal actions is the agent's own ``_act``'s.
     """
 
-    def __init__(self, game, agents, env):
+    def __init__(self, game, agents):
         super().__init__(game, [0, 1])
         self.agents = agents
         self.num_actions = game.num_distinct_actions()

@@ -77,7 +77,8 @@ class PolicyBot(pyspiel.Bot):
         self.rng = np.random.default_rng(seed)
 
     def restart_at(self, state) -> None:
-        self.rng = np.random.default_rng(self.seed)
+        """Nothing to reset: the policy depends on the state alone (and the generator runs
+        on, so that the games of a match differ)."""
 
     def step(self, state) -> int:
         probs = self.policy.action_probabilities(state, self.player_id)
