@@ -32,6 +32,18 @@ def test_synchronous_nfsp_is_seeded():
     np.testing.assert_array_equal(_params(runs[0]), _params(runs[1]))
 
 
+def test_nfsp_resumes_exactly(tmp_path):
+    config = ANFSPConfig(num_actors=0, hidden=(16,), min_buffer_size_to_learn=64, seed=7)
+    a = ANFSP(config)
+    a.self_play(200)
+    a.save(tmp_path / "run.pkl")
+    a.self_play(200)
+    b = ANFSP.load(tmp_path / "run.pkl")
+    b.self_play(200)
+    assert (b.episodes, b.steps) == (a.episodes, a.steps)
+    np.testing.assert_array_equal(_params(a), _params(b))
+
+
 @pytest.mark.parametrize("kwargs, message", [
     ({"num_actors": -1}, "num_actors"), ({"eta": 1.5}, "eta"), ({"epsilons": ()}, "epsilons"),
     ({"learn_every": 0}, "learn_every")])

@@ -18,7 +18,9 @@ runs are not bit-for-bit reproducible.
 
 from __future__ import annotations
 
+import dataclasses
 import multiprocessing as mp
+import pickle
 import queue
 import time
 from dataclasses import dataclass
@@ -312,3 +314,27 @@ class ANFSP:
 
     def average_policy(self) -> NetworkPolicy:
         return NetworkPolicy(self.game, self.acting.avg_net.apply, self.avg_params)
+
+    # -- checkpoints --------------------------------------------------------------------
+
+    _SAVED = ("q_params", "target_params", "avg_params", "q_opt_state", "avg_opt_state")
+    _KEPT = ("replay", "reservoir", "rng", "episodes", "steps", "train_seconds", "_pending")
+
+    def save(self, path) -> None:
+        """The learner's state (the actors restart from it on the next :meth:`train`)."""
+        state = {k: jax.tree_util.tree_map(np.asarray, getattr(self, k)) for k in self._SAVED}
+        state.update({k: getattr(self, k) for k in self._KEPT})
+        with open(path, "wb") as f:
+            pickle.dump({"config": dataclasses.asdict(self.config), "state": state}, f)
+
+    @classmethod
+    def load(cls, path) -> ANFSP:
+        with open(path, "rb") as f:
+            saved = pickle.load(f)
+        config = saved["config"]
+        run = cls(ANFSPConfig(**{**config, "hidden": tuple(config["hidden"]),
+                                 "epsilons": tuple(config["epsilons"])}))
+        for k, v in saved["state"].items():
+            setattr(run, k, v)
+        run.acting.rng = run.replay.rng = run.reservoir.rng = run.rng
+        return run
