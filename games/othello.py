@@ -18,8 +18,8 @@ Parameters:
   board_size    N, an even number in [4, 8]                                     [4]
   returns_type  win_loss (OpenSpiel's) or disc_difference                       [win_loss]
 
-4 x 4 Othello (56,621 non-terminal positions, 224,821 histories; White wins 11-3 under
-perfect play) is the default: small enough for exact exploitability, deep enough (12
+4 x 4 Othello (56,621 non-terminal positions, 224,821 histories; White wins by 8 discs
+under perfect play) is the default: small enough for exact exploitability, deep enough (12
 placements plus passes) that search depth matters.
 ``state.transposition_key()`` (the board and the player to move) lets the solver and the
 exploitability walks share transposed positions.

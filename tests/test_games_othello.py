@@ -56,7 +56,8 @@ def test_small_boards_are_consistent(n):
 
 @pytest.mark.slow
 def test_4x4_is_won_11_to_3_by_white():
-    """4x4 Othello is a known win for White (the second player), 11 discs to 3."""
+    """4x4 Othello is a known win for White (the second player), 11 discs to 3: a difference
+    of 8 discs (the solver does not award empty squares)."""
     disc_game = pyspiel.load_game("smmcts_othello(returns_type=disc_difference)")
     assert solver.game_value(disc_game) == pytest.approx((3 - 11) / 16)
 
