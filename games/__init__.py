@@ -7,7 +7,8 @@
 * ``smmcts_othello``: Othello on an N x N board (:mod:`.othello`).
 
 The explicit-tree games share :mod:`.explicit_tree`; the simultaneous games answer flat
-joint actions through :mod:`.simultaneous`.
+joint actions through :mod:`.simultaneous`. Their states deserialise by replaying their
+history, never by unpickling (:mod:`.serialization`, installed here).
 """
 
 from smmcts_spiel.games import (  # noqa: F401  (each import registers a game)
@@ -16,4 +17,7 @@ from smmcts_spiel.games import (  # noqa: F401  (each import registers a game)
     othello,
     phantom_ttt,
     random_stacked_matrix,
+    serialization,
 )
+
+serialization.install()
