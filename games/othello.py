@@ -32,6 +32,8 @@ import functools
 import numpy as np
 import pyspiel
 
+from smmcts_spiel.games import serialization
+
 SHORT_NAME = "smmcts_othello"
 _NUM_PLAYERS = 2
 _DEFAULT_PARAMS = {"board_size": 4, "returns_type": "win_loss"}
@@ -164,6 +166,8 @@ class OthelloGame(pyspiel.Game):
     def new_initial_state(self) -> OthelloState:
         return OthelloState(self)
 
+    deserialize_state = serialization.deserialize_state
+
     def make_py_observer(self, iig_obs_type=None, params=None) -> BoardObserver:
         if params:
             raise ValueError(f"{SHORT_NAME} takes no observation parameters, got {params}")
@@ -192,6 +196,10 @@ class OthelloState(pyspiel.State):
         return list(self._moves) if self._moves else [self.n * self.n]
 
     def _apply_action(self, action: int) -> None:
+        if self.terminal or action not in self._legal_actions(self.player):
+            legal = [] if self.terminal else self._legal_actions(self.player)
+            raise pyspiel.SpielError(f"action {action} is not legal for player {self.player}; "
+                                     f"legal: {legal}")
         me = self.player + 1
         if action != self.n * self.n:
             board = list(self.board)

@@ -71,3 +71,11 @@ def test_bad_board_size_is_refused(size):
 def test_bad_returns_type_is_refused():
     with pytest.raises(ValueError, match="returns_type must be one of win_loss, disc_diff"):
         pyspiel.load_game("smmcts_othello(returns_type=score)")
+
+
+def test_illegal_moves_are_refused():
+    state = pyspiel.load_game("smmcts_othello").new_initial_state()
+    with pytest.raises(pyspiel.SpielError, match="not legal"):
+        state.apply_action(0)  # a corner: flips nothing
+    with pytest.raises(pyspiel.SpielError, match="not legal"):
+        state.apply_action(16)  # pass while a placement exists
