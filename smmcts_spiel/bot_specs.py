@@ -12,6 +12,7 @@ A spec is ``name`` or ``name(key=value,...)``; :func:`make_bot` builds a fresh, 
     ismcts(simulations=100,uct_c=2)                 OpenSpiel's ISMCTSBot (Phantom TTT)
     mcts(time_limit=0.1,engine=cpp)                 OpenSpiel's MCTSBot, Python or C++
     random                                          uniform random
+    nfsp(file=run.pkl)                              average policy of an MC-NFSP checkpoint
     cpp(bot=uniform_random,...)                     any bot in pyspiel.registered_bots()
 
 Budgets are per move: ``iterations`` and/or ``time_limit`` (seconds); giving only
@@ -42,6 +43,7 @@ BOT_PARAMS: dict[str, dict[str, type]] = {
     "mcts": {"iterations": int, "time_limit": float, "uct_c": float, "rollouts": int,
              "engine": str},
     "random": {},
+    "nfsp": {"file": str},
     "cpp": {},
 }
 BOT_KINDS = tuple(BOT_PARAMS)
@@ -101,6 +103,8 @@ def make_bot(spec: str, game: pyspiel.Game, player_id: int, seed: int) -> pyspie
                           uct_c=params.get("uct_c", 2.0))
     if kind == "random":
         return pyspiel.make_uniform_random_bot(player_id, seed)
+    if kind == "nfsp":
+        return _nfsp_bot(game, player_id, seed, params)
     name = params.pop("bot", None)
     if name not in pyspiel.registered_bots():
         raise ValueError(f"cpp bot spec {spec!r} needs bot=<one of "
@@ -125,3 +129,21 @@ def _mmcts_bot(game: pyspiel.Game, player_id: int, seed: int, params: dict) -> M
             _LOADED_SEARCHES[path] = PhantomTTTMultipleTreeSearch.load(path)
         search = _LOADED_SEARCHES[path]
     return MMCTSBot(game, player_id, seed=seed, search=search, **params)
+
+
+def _nfsp_bot(game: pyspiel.Game, player_id: int, seed: int, params: dict) -> pyspiel.Bot:
+    """The average policy of a saved MC-NFSP run (needs the ``nfsp`` extra: jax, flax)."""
+    path = params.get("file")
+    if path is None or not os.path.isfile(path):
+        raise ValueError(f"nfsp(file={path}): no such file; give a checkpoint saved by "
+                         "MCNFSP.save (scripts/nfsp_othello.py writes <out>_mc_nfsp.pkl)")
+    try:
+        from smmcts_spiel.nfsp.mc_nfsp import MCNFSP
+        from smmcts_spiel.nfsp.policy import PolicyBot
+    except ImportError as e:
+        raise ValueError(f"nfsp bots need the nfsp extra (pip install 'smmcts-spiel[nfsp]'): "
+                         f"{e}") from None
+    run = MCNFSP.load(path)
+    if str(run.game) != str(game):
+        raise ValueError(f"nfsp(file={path}) was trained on {run.game}, not {game}")
+    return PolicyBot(run.average_policy(), player_id, seed=seed)
