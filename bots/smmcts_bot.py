@@ -71,6 +71,7 @@ class SMMCTSBot(pyspiel.Bot):
                 raise ValueError(f"evaluator {evaluator!r} names a kernel evaluator; the "
                                  "generic engine takes an object with evaluate(state)")
             self._search = SMMCTS(game, evaluator=evaluator, **options)
+        self._game = str(game)
         self.player_id = player_id
         self.iterations = iterations
         self.time_limit = time_limit
@@ -89,6 +90,7 @@ class SMMCTSBot(pyspiel.Bot):
         return self._search.policy()
 
     def restart_at(self, state: pyspiel.State) -> None:
+        checks.check_state_game(state, self._game, "SMMCTSBot")
         self._search.set_root(state)
 
     def restart(self) -> None:
@@ -105,6 +107,7 @@ class SMMCTSBot(pyspiel.Bot):
 
     def step_with_policy(self, state: pyspiel.State):
         """Search, then return (this player's final strategy as (action, p) pairs, action)."""
+        checks.check_state_game(state, self._game, "SMMCTSBot")
         self._check_can_act(state)
         node = self._search.run(state, self.iterations, self.time_limit)
         actions = node.actions[self.player_id]

@@ -11,12 +11,15 @@
    uniform exploration (the paper: 0.0119 and 0.0367), and the least e1 of any strategy
    that explores with gamma.
 
-  python scripts/fig3.py                  # the paper's scale
   python scripts/fig3.py --max_games=2000 --curve_iterations=10000 --curve_runs=10
+  python scripts/fig3.py                  # the paper's scale, into results/fig3/
+  python scripts/fig3.py --publish        # the same, replacing docs/figures/fig3.*, data/wc_*
 
 Writes <out>.csv (game, method, t, mean_e1, standard_error), <out>_floors.csv, <out>.png
-and <out>.json (parameters, run times, the search's ranking). Finished jobs are kept in
---results_dir, so an interrupted run resumes.
+and <out>.json (parameters, run times, the search's ranking), by default as
+results/fig3/fig3.* with the worst games in results/fig3/data/. Writing into docs/ or data/
+needs --publish, and replacing a finished result of a larger scale needs --force.
+Finished jobs are kept in --results_dir, so an interrupted run resumes.
 """
 
 from __future__ import annotations
@@ -59,10 +62,16 @@ _CURVE_RUNS = flags.DEFINE_integer("curve_runs", 100, "Runs per worst game and m
 _CURVE_CHUNK = flags.DEFINE_integer("curve_chunk", 10, "Runs per curve job.", lower_bound=1)
 _PER_DECADE = flags.DEFINE_integer("per_decade", 8, "Log-spaced checkpoints per decade.",
                                    lower_bound=1)
-_DATA_DIR = flags.DEFINE_string("data_dir", "data", "Where the worst games go (JSON).")
+_DATA_DIR = flags.DEFINE_string("data_dir", None, "Where the worst games go (JSON; default: "
+                                "results/fig3/data, or data with --publish).")
 _RUNNER = cli.define_runner_flags("fig3")
-_OUT = flags.DEFINE_string("out", "docs/figures/fig3",
-                           "Output prefix: .csv, _floors.csv, .png, .json.")
+_OUT = flags.DEFINE_string("out", None, "Output prefix: .csv, _floors.csv, .png, .json "
+                           "(default: results/fig3/fig3, or docs/figures/fig3 with --publish).")
+_PUBLISH = flags.DEFINE_bool("publish", False, "Write the committed results (docs/figures/fig3,"
+                             " data/wc_*.json); needed for any output under docs/ or data/.")
+_FORCE = flags.DEFINE_bool("force", False, "Replace a finished result of a larger scale.")
+SCALE = ("max_games", "screen_runs", "shortlist_runs", "confirm_runs", "curve_iterations",
+         "curve_runs")
 flags.register_validator("gamma", lambda g: 0 < g <= 1, "gamma must be in (0, 1]")
 
 
@@ -73,9 +82,12 @@ def run(fn, jobs, stage):
     results_dir = os.path.join(_RUNNER.results_dir.value, stage)
     JOB_COUNTS[stage] = {"jobs": len(jobs),
                          "done_before_this_call": experiments.finished_jobs(results_dir, jobs)}
-    return experiments.run_jobs(
-        fn, jobs, results_dir=results_dir, **_RUNNER.run_jobs_kwargs(),
-        desc=f"fig3 {stage}")
+    try:
+        return experiments.run_jobs(
+            fn, jobs, results_dir=results_dir, **_RUNNER.run_jobs_kwargs(),
+            desc=f"fig3 {stage}")
+    except experiments.MixedResultsError as e:
+        raise app.UsageError(str(e), exitcode=2) from None
 
 
 def screen(codes: np.ndarray, runs: int, seed: int, stage: str) -> np.ndarray:
@@ -153,7 +165,15 @@ def main(argv):
         "gamma", "iterations", "screen_runs", "shortlist", "shortlist_runs", "finalists",
         "confirm_runs", "max_games", "batch", "curve_methods", "curve_iterations",
         "curve_runs", "curve_chunk", "per_decade", "seed")}
-    experiments.check_params(_RUNNER.results_dir.value, params)
+    out = _OUT.value or ("docs/figures/fig3" if _PUBLISH.value else "results/fig3/fig3")
+    data_dir = _DATA_DIR.value or ("data" if _PUBLISH.value else "results/fig3/data")
+    try:
+        experiments.check_output([out, data_dir, _RUNNER.results_dir.value],
+                                 publish=_PUBLISH.value)
+        experiments.check_not_smaller(out + ".json", params, SCALE, force=_FORCE.value)
+        experiments.check_params(_RUNNER.results_dir.value, params)
+    except ValueError as e:
+        raise app.UsageError(str(e), exitcode=2) from None
     timings = {}
 
     codes = trees.grid_game_codes()
@@ -168,7 +188,7 @@ def main(argv):
     timings["search_seconds"] = round(time.time() - stage_start, 1)
 
     games, ranking = {}, {}
-    os.makedirs(_DATA_DIR.value, exist_ok=True)
+    os.makedirs(data_dir, exist_ok=True)
     for m, name in enumerate(["WC_RM", "WC_RMM"]):
         order = np.lexsort((finalists, -mean3[m]))
         code = int(finalists[order[0]])
@@ -184,7 +204,7 @@ def main(argv):
                      f"{_GAMMA.value:g}: mean e1 after {_ITERATIONS.value} iterations over "
                      f"{_CONFIRM_RUNS.value} runs RM {mean3[0, k]:.4f}, RMM {mean3[1, k]:.4f}. "
                      "Found by scripts/fig3.py."),
-            "code": code}), os.path.join(_DATA_DIR.value, f"{name.lower()}.json"))
+            "code": code}), os.path.join(data_dir, f"{name.lower()}.json"))
 
     floors = {name: experiments.exploration_floors(root, _GAMMA.value)
               for name, root in games.items()}
@@ -210,12 +230,12 @@ def main(argv):
             mean, se = experiments.mean_curve([e1])
             rows += [{"game": name, "method": method, "t": t, "mean_e1": m, "standard_error": e}
                      for t, m, e in zip(checkpoints, mean, se)]
-    os.makedirs(os.path.dirname(_OUT.value) or ".", exist_ok=True)
-    with open(_OUT.value + ".csv", "w", newline="") as f:
+    os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
+    with open(out + ".csv", "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
-    with open(_OUT.value + "_floors.csv", "w", newline="") as f:
+    with open(out + "_floors.csv", "w", newline="") as f:
         writer = csv.writer(f)
         writer.writerow(["game", "gamma", "game_value", "floor_mixed_equilibrium",
                          "floor_best_explorative", "paper", "final_rm", "final_rmm"])
@@ -225,9 +245,9 @@ def main(argv):
             writer.writerow([name, _GAMMA.value, solver.tree_value(root),
                              floors[name]["mixed_equilibrium"], floors[name]["best_explorative"],
                              PAPER_FLOORS[name], final.get("rm"), final.get("rmm")])
-    plot(rows, floors, games, _OUT.value + ".png")
+    plot(rows, floors, games, out + ".png")
     elapsed = time.time() - start
-    experiments.write_params(_OUT.value + ".json", dict(params, games_searched=len(codes),
+    experiments.write_params(out + ".json", dict(params, games_searched=len(codes),
                              ranking=ranking, floors=floors, job_counts=JOB_COUNTS),
                              wall_seconds=round(elapsed, 1),
                              **_RUNNER.execution(),
@@ -237,7 +257,7 @@ def main(argv):
                  if r["game"] == name and r["t"] == checkpoints[-1]}
         print(f"{name}:\n{describe(root)}\n  floors {floors[name]} (paper {PAPER_FLOORS[name]})"
               f"\n  e1 at t={checkpoints[-1]}: {final}")
-    print(f"wrote {_OUT.value}.csv/_floors.csv/.png/.json in {elapsed:.0f} s")
+    print(f"wrote {out}.csv/_floors.csv/.png/.json in {elapsed:.0f} s")
 
 
 if __name__ == "__main__":

@@ -123,3 +123,34 @@ def check_distribution(probs: Mapping, actions: Sequence[int], where) -> list[fl
         raise ValueError(f"strategy probabilities {p} for actions {list(actions)} are not a "
                          f"distribution at\n{where}")
     return p
+
+
+def check_probability(value, name: str, *, below_one: bool = False) -> float:
+    """A probability in [0, 1] (or [0, 1) with ``below_one``), e.g. an exploration rate."""
+    bound = "[0, 1)" if below_one else "[0, 1]"
+    if (isinstance(value, bool) or not isinstance(value, (int, float, np.floating))
+            or not 0 <= value <= 1 or (below_one and value == 1)):
+        raise ValueError(f"{name} must be a probability in {bound}, got {value!r}")
+    return float(value)
+
+
+def check_size(count: int, limit: int, what: str, fix: str, unit: str = "items") -> None:
+    """Refuse, before allocating anything, a structure of ``count`` ``unit`` above ``limit``.
+
+    ``what`` names the structure and its parameters, ``fix`` what to choose instead.
+    """
+    if count > limit:
+        raise ValueError(f"{what} would have about {count:.3g} {unit}, more than the limit "
+                         f"of {limit:.3g}; {fix}")
+
+
+def check_state_game(state: pyspiel.State, game: str, who: str) -> None:
+    """Refuse a state of another game than ``game`` (the game string ``who`` was built for).
+
+    A bot keeps a search tree (or trained strategies) of its own game; stepped on a state
+    of another game it would answer from the wrong tree.
+    """
+    state_game = str(state.get_game())
+    if state_game != game:
+        raise ValueError(f"{who} was built for {game} but got a state of {state_game}; "
+                         "build a new bot for that game")
