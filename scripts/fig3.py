@@ -31,9 +31,22 @@ from absl import app, flags
 from smmcts_spiel import experiments, trees
 from smmcts_spiel.exact import solver
 from smmcts_spiel.search import matrix_tree_engine as engine
+from smmcts_spiel.search import selectors
 
-PAPER_FLOORS = {"WC_RM": 0.0119, "WC_RMM": 0.0367}
+PAPER_FLOORS = (0.0119, 0.0367)  # of WC_RM and WC_RMM, Lisy et al. (2013) Sec. 5
+# A game "has the paper's floor" when its floor rounds to it (4 decimals as printed).
+FLOOR_TOLERANCE = 5e-5
 
+_PROTOCOL = flags.DEFINE_enum(
+    "protocol", "screen", ["screen", "paper"],
+    "screen: all games with --screen_runs, then the best with more runs (cheap); paper: "
+    "every game with --confirm_runs runs (the paper's protocol, 2.7e10 iterations at 100).")
+_METHODS = flags.DEFINE_list(
+    "methods", ["rm", "rmm"],
+    "The two selectors whose worst games are searched: rm, rmm (the paper's regret update) "
+    "or rmb, rmbm (bandit regret matching, as GTLibrary).")
+_RANKING_TOP = flags.DEFINE_integer("ranking_top", 50, "Games per method in the published "
+                                    "ranking (--protocol=paper).", lower_bound=1)
 _GAMMA = flags.DEFINE_float("gamma", 0.05, "Exploration of every selector.")
 _ITERATIONS = flags.DEFINE_integer("iterations", 1000, "Iterations of a search run.", lower_bound=1)
 _SCREEN_RUNS = flags.DEFINE_integer("screen_runs", 2, "Runs per game and method, all games.",
@@ -74,6 +87,15 @@ flags.register_validator("gamma", lambda g: 0 < g <= 1, "gamma must be in (0, 1]
 JOB_COUNTS = {}
 
 
+def wc_names() -> list[str]:
+    """WC_RM, WC_RMM (or WC_RMB, WC_RMBM): the worst game of each searched method."""
+    return [f"WC_{m.upper()}" for m in _METHODS.value]
+
+
+def paper_floor(name: str) -> float:
+    return PAPER_FLOORS[wc_names().index(name)]
+
+
 def run(fn, jobs, stage):
     results_dir = os.path.join(_RESULTS_DIR.value, stage)
     JOB_COUNTS[stage] = {"jobs": len(jobs),
@@ -83,15 +105,26 @@ def run(fn, jobs, stage):
         backend=_BACKEND.value, ray_address=_RAY_ADDRESS.value, desc=f"fig3 {stage}")
 
 
-def screen(codes: np.ndarray, runs: int, seed: int, stage: str) -> np.ndarray:
-    """Mean e1 (methods rm, rmm x games) of ``runs`` runs on each game of ``codes``."""
+def screen(codes: np.ndarray, runs: int, seed: int, stage: str) -> tuple[np.ndarray, np.ndarray]:
+    """Mean e1 and its standard error (methods x games) of ``runs`` runs on each game."""
     jobs = {}
     for b, start in enumerate(range(0, len(codes), _BATCH.value)):
         jobs[f"batch{b:05d}"] = dict(
-            codes=codes[start:start + _BATCH.value].tolist(), methods=["rm", "rmm"],
+            codes=codes[start:start + _BATCH.value].tolist(), methods=_METHODS.value,
             gamma=_GAMMA.value, iterations=_ITERATIONS.value, runs=runs, base_seed=seed)
     results = run(experiments.screen_job, jobs, stage)
-    return np.concatenate([results[k]["mean_e1"] for k in jobs], axis=1)
+    mean = np.concatenate([results[k]["mean_e1"] for k in jobs], axis=1)
+    sd = np.concatenate([results[k]["sd_e1"] for k in jobs], axis=1)
+    return mean, sd / np.sqrt(runs)
+
+
+def all_floors(codes: np.ndarray) -> np.ndarray:
+    """Exploration floors (mixed equilibrium, best explorative) x games, as jobs."""
+    jobs = {f"batch{b:05d}": dict(codes=codes[start:start + 10 * _BATCH.value].tolist(),
+                                  gamma=_GAMMA.value)
+            for b, start in enumerate(range(0, len(codes), 10 * _BATCH.value))}
+    results = run(experiments.floors_job, jobs, "floors")
+    return np.concatenate([results[k]["floors"] for k in jobs], axis=1)
 
 
 def best(codes: np.ndarray, mean_e1: np.ndarray, count: int) -> np.ndarray:
@@ -110,6 +143,69 @@ def describe(root: trees.MatrixStage) -> str:
                  for sub in row]
         lines.append("  ".join(cells))
     return "\n".join(lines)
+
+
+def write_ranking(codes: np.ndarray, mean: np.ndarray, se: np.ndarray,
+                  floors: np.ndarray) -> None:
+    """The --ranking_top worst games of each method (CSV + markdown), and where the games
+    with the paper's floors rank."""
+    methods = _METHODS.value
+    runs = _CONFIRM_RUNS.value
+    rank = np.empty_like(mean, dtype=np.int64)  # 1 = the highest mean e1
+    orders = []
+    for m in range(len(methods)):
+        order = np.lexsort((codes, -mean[m]))
+        rank[m, order] = np.arange(1, len(codes) + 1)
+        orders.append(order)
+    fields = ["method", "rank", "code", "mean_e1", "standard_error", "floor_mixed_equilibrium",
+              "floor_best_explorative"] + [f"mean_e1_{o}" for o in methods]
+    rows = []
+    for m, method in enumerate(methods):
+        for k in orders[m][:_RANKING_TOP.value]:
+            rows.append(dict(zip(fields, [method, rank[m, k], int(codes[k]), mean[m, k],
+                                          se[m, k], floors[0, k], floors[1, k]]
+                                 + [mean[o, k] for o in range(len(methods))])))
+    with open(_OUT.value + "_ranking.csv", "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=fields)
+        writer.writeheader()
+        writer.writerows(rows)
+
+    def row(m: int, k: int) -> str:
+        game = describe(trees.grid_game(int(codes[k]))).replace("\n", " / ")
+        return (f"| {rank[m, k]} | {int(codes[k])} | {mean[m, k]:.4f} ± {se[m, k]:.4f} | "
+                f"{floors[0, k]:.4f} | {floors[1, k]:.4f} | `{game}` |")
+
+    header = ("| rank | code | mean e1 ± s.e. | floor (mixed eq.) | floor (best) | game |\n"
+              "|---:|---:|---|---:|---:|---|")
+    lines = [f"# Fig. 3 search by the paper's protocol: {', '.join(m.upper() for m in methods)}",
+             "",
+             f"Every one of the {len(codes)} classes of depth-2, branching-2 games with "
+             f"utilities in {{0, 0.5, 1}}: {runs} runs of each method, gamma {_GAMMA.value:g}, "
+             f"{_ITERATIONS.value} iterations, base seed {_SEED.value}; mean e1 of the "
+             f"empirical strategy with its standard error over the runs. The floors are "
+             f"exact (`exploration_floors`). Written by `scripts/fig3.py --protocol=paper "
+             f"--methods={','.join(methods)}`; the CSV is beside this file.", ""]
+    for m, method in enumerate(methods):
+        lines += [f"## {method.upper()}: the {_RANKING_TOP.value} worst games", "", header]
+        lines += [row(m, k) for k in orders[m][:_RANKING_TOP.value]]
+        lines.append("")
+    lines += ["## The games with the paper's floors", "",
+              f"Games whose mixed-equilibrium floor is within {FLOOR_TOLERANCE:g} of the "
+              "paper's, with their rank under each method (1 = worst; the winner's mean e1 "
+              "for comparison).", ""]
+    for target in PAPER_FLOORS:
+        near = np.flatnonzero(np.abs(floors[0] - target) <= FLOOR_TOLERANCE)
+        lines.append(f"Floor {target}: {len(near)} games.")
+        lines.append("")
+        for m, method in enumerate(methods):
+            top = orders[m][0]
+            lines += [f"{method.upper()} (winner: code {int(codes[top])}, "
+                      f"{mean[m, top]:.4f} ± {se[m, top]:.4f}):", "", header]
+            best_ranked = near[np.argsort(rank[m, near], kind="stable")][:10]
+            lines += [row(m, k) for k in best_ranked]
+            lines.append("")
+    with open(_OUT.value + "_ranking.md", "w") as f:
+        f.write("\n".join(lines))
 
 
 def plot(rows, floors, games, path) -> None:
@@ -132,7 +228,7 @@ def plot(rows, floors, games, path) -> None:
             ax.fill_between(t, mean - err, mean + err, color=color, alpha=0.2, linewidth=0)
         floor = floors[name]["mixed_equilibrium"]
         ax.axhline(floor, color="gray", linestyle=":",
-                   label=f"floor {floor:.4f} (paper {PAPER_FLOORS[name]})")
+                   label=f"floor {floor:.4f} (paper {paper_floor(name)})")
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_title(name.replace("_", " "))
@@ -153,10 +249,15 @@ def plot(rows, floors, games, path) -> None:
 def main(argv):
     if len(argv) > 1:
         raise app.UsageError(f"unexpected arguments: {argv[1:]}")
+    if len(_METHODS.value) != 2 or any(
+            selectors.parse_selector(m)[0] not in ("rm", "rmb") for m in _METHODS.value):
+        raise app.UsageError(f"--methods needs two regret-matching selectors (rm, rmm, rmb, "
+                             f"rmbm), got {_METHODS.value}")
     start = time.time()
     params = {name: flags.FLAGS[name].value for name in (
-        "gamma", "iterations", "screen_runs", "shortlist", "shortlist_runs", "finalists",
-        "confirm_runs", "max_games", "batch", "curve_methods", "curve_iterations",
+        "protocol", "methods", "ranking_top", "gamma", "iterations", "screen_runs", "shortlist",
+        "shortlist_runs", "finalists", "confirm_runs", "max_games", "batch", "curve_methods",
+        "curve_iterations",
         "curve_runs", "curve_chunk", "per_decade", "seed")}
     experiments.check_params(_RESULTS_DIR.value, params)
     timings = {}
@@ -165,29 +266,39 @@ def main(argv):
     if _MAX_GAMES.value is not None:
         codes = codes[:_MAX_GAMES.value]
     stage_start = time.time()
-    mean1 = screen(codes, _SCREEN_RUNS.value, _SEED.value, "screen")
-    shortlist = best(codes, mean1, _SHORTLIST.value)
-    mean2 = screen(shortlist, _SHORTLIST_RUNS.value, _SEED.value + 1, "shortlist")
-    finalists = best(shortlist, mean2, _FINALISTS.value)
-    mean3 = screen(finalists, _CONFIRM_RUNS.value, _SEED.value + 2, "confirm")
+    if _PROTOCOL.value == "paper":
+        finalists = codes
+        mean3, se3 = screen(codes, _CONFIRM_RUNS.value, _SEED.value, "paper")
+    else:
+        mean1, _ = screen(codes, _SCREEN_RUNS.value, _SEED.value, "screen")
+        shortlist = best(codes, mean1, _SHORTLIST.value)
+        mean2, _ = screen(shortlist, _SHORTLIST_RUNS.value, _SEED.value + 1, "shortlist")
+        finalists = best(shortlist, mean2, _FINALISTS.value)
+        mean3, se3 = screen(finalists, _CONFIRM_RUNS.value, _SEED.value + 2, "confirm")
     timings["search_seconds"] = round(time.time() - stage_start, 1)
+    if _PROTOCOL.value == "paper":
+        stage_start = time.time()
+        write_ranking(codes, mean3, se3, all_floors(codes))
+        timings["floors_seconds"] = round(time.time() - stage_start, 1)
 
     games, ranking = {}, {}
     os.makedirs(_DATA_DIR.value, exist_ok=True)
-    for m, name in enumerate(["WC_RM", "WC_RMM"]):
+    for m, name in enumerate(wc_names()):
         order = np.lexsort((finalists, -mean3[m]))
         code = int(finalists[order[0]])
         root = trees.grid_game(code)
         games[name] = root
-        ranking[name] = [{"code": int(finalists[k]), "rm": float(mean3[0, k]),
-                          "rmm": float(mean3[1, k])} for k in order[:10]]
+        ranking[name] = [{"code": int(finalists[k]),
+                          **{meth: float(mean3[i, k]) for i, meth in enumerate(_METHODS.value)}}
+                         for k in order[:10]]
         k = order[0]
         trees.dump(trees.MatrixTree(root, {
             "name": name,
             "note": (f"Worst of {len(codes)} depth-2 BF-2 games with utilities in {{0, 0.5, 1}} "
                      f"(up to row/column permutations) for {name[3:]} with gamma "
                      f"{_GAMMA.value:g}: mean e1 after {_ITERATIONS.value} iterations over "
-                     f"{_CONFIRM_RUNS.value} runs RM {mean3[0, k]:.4f}, RMM {mean3[1, k]:.4f}. "
+                     f"{_CONFIRM_RUNS.value} runs {_METHODS.value[0].upper()} {mean3[0, k]:.4f}, "
+                     f"{_METHODS.value[1].upper()} {mean3[1, k]:.4f}. "
                      "Found by scripts/fig3.py."),
             "code": code}), os.path.join(_DATA_DIR.value, f"{name.lower()}.json"))
 
@@ -229,7 +340,7 @@ def main(argv):
                      if r["game"] == name and r["t"] == checkpoints[-1]}
             writer.writerow([name, _GAMMA.value, solver.tree_value(root),
                              floors[name]["mixed_equilibrium"], floors[name]["best_explorative"],
-                             PAPER_FLOORS[name], final.get("rm"), final.get("rmm")])
+                             paper_floor(name), final.get("rm"), final.get("rmm")])
     plot(rows, floors, games, _OUT.value + ".png")
     elapsed = time.time() - start
     experiments.write_params(_OUT.value + ".json", dict(params, games_searched=len(codes),
@@ -240,7 +351,7 @@ def main(argv):
     for name, root in games.items():
         final = {r["method"]: round(r["mean_e1"], 4) for r in rows
                  if r["game"] == name and r["t"] == checkpoints[-1]}
-        print(f"{name}:\n{describe(root)}\n  floors {floors[name]} (paper {PAPER_FLOORS[name]})"
+        print(f"{name}:\n{describe(root)}\n  floors {floors[name]} (paper {paper_floor(name)})"
               f"\n  e1 at t={checkpoints[-1]}: {final}")
     print(f"wrote {_OUT.value}.csv/_floors.csv/.png/.json in {elapsed:.0f} s")
 

@@ -8,6 +8,7 @@ from smmcts_spiel.experiments.paper import (
     Result,
     curves_job,
     exploration_floors,
+    floors_job,
     game_from_spec,
     mean_curve,
     random_game,
@@ -23,5 +24,5 @@ from smmcts_spiel.experiments.runner import (
 )
 
 __all__ = ["BACKENDS", "PARAMS_FILE", "Result", "check_params", "curves_job",
-           "exploration_floors", "finished_jobs", "game_from_spec", "mean_curve", "random_game",
-           "run_jobs", "screen_job", "write_params"]
+           "exploration_floors", "finished_jobs", "floors_job", "game_from_spec", "mean_curve",
+           "random_game", "run_jobs", "screen_job", "write_params"]
