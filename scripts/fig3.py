@@ -47,6 +47,12 @@ _METHODS = flags.DEFINE_list(
     "or rmb, rmbm (bandit regret matching, as GTLibrary).")
 _RANKING_TOP = flags.DEFINE_integer("ranking_top", 50, "Games per method in the published "
                                     "ranking (--protocol=paper).", lower_bound=1)
+_PRESCREEN_RUNS = flags.DEFINE_integer(
+    "prescreen_runs", None, "--protocol=paper on a subset: first every game with this many "
+    "runs (the first runs of the paper's seeds), then the paper's runs on the "
+    "--prescreen_keep worst of each method only.", lower_bound=1)
+_PRESCREEN_KEEP = flags.DEFINE_integer("prescreen_keep", 5000, "Games per method kept by "
+                                       "the pre-screen.", lower_bound=1)
 _GAMMA = flags.DEFINE_float("gamma", 0.05, "Exploration of every selector.")
 _ITERATIONS = flags.DEFINE_integer("iterations", 1000, "Iterations of a search run.", lower_bound=1)
 _SCREEN_RUNS = flags.DEFINE_integer("screen_runs", 2, "Runs per game and method, all games.",
@@ -145,65 +151,100 @@ def describe(root: trees.MatrixStage) -> str:
     return "\n".join(lines)
 
 
-def write_ranking(codes: np.ndarray, mean: np.ndarray, se: np.ndarray,
-                  floors: np.ndarray) -> None:
+def write_ranking(all_codes: np.ndarray, codes: np.ndarray, mean: np.ndarray, se: np.ndarray,
+                  all_floors: np.ndarray, prescreen: np.ndarray | None) -> None:
     """The --ranking_top worst games of each method (CSV + markdown), and where the games
-    with the paper's floors rank."""
+    with the paper's floors rank.
+
+    ``codes`` (sorted) are the games that got the paper's runs (all, or those the
+    pre-screen kept), ``mean`` / ``se`` their results; ``all_floors`` and ``prescreen``
+    (mean e1 of the pre-screen runs, or None) cover ``all_codes``.
+    """
     methods = _METHODS.value
     runs = _CONFIRM_RUNS.value
+    floors = all_floors[:, np.searchsorted(all_codes, codes)]
     rank = np.empty_like(mean, dtype=np.int64)  # 1 = the highest mean e1
     orders = []
     for m in range(len(methods)):
         order = np.lexsort((codes, -mean[m]))
         rank[m, order] = np.arange(1, len(codes) + 1)
         orders.append(order)
+    pre_rank = None
+    if prescreen is not None:
+        pre_rank = np.empty_like(prescreen, dtype=np.int64)
+        for m in range(len(methods)):
+            pre_rank[m, np.lexsort((all_codes, -prescreen[m]))] = np.arange(1, len(all_codes) + 1)
     fields = ["method", "rank", "code", "mean_e1", "standard_error", "floor_mixed_equilibrium",
               "floor_best_explorative"] + [f"mean_e1_{o}" for o in methods]
+    if pre_rank is not None:
+        fields.append("prescreen_rank")
     rows = []
     for m, method in enumerate(methods):
         for k in orders[m][:_RANKING_TOP.value]:
-            rows.append(dict(zip(fields, [method, rank[m, k], int(codes[k]), mean[m, k],
-                                          se[m, k], floors[0, k], floors[1, k]]
-                                 + [mean[o, k] for o in range(len(methods))])))
+            values = [method, rank[m, k], int(codes[k]), mean[m, k], se[m, k], floors[0, k],
+                      floors[1, k]] + [mean[o, k] for o in range(len(methods))]
+            if pre_rank is not None:
+                values.append(pre_rank[m, np.searchsorted(all_codes, codes[k])])
+            rows.append(dict(zip(fields, values)))
     with open(_OUT.value + "_ranking.csv", "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=fields)
         writer.writeheader()
         writer.writerows(rows)
 
+    def game(code) -> str:
+        return "`" + describe(trees.grid_game(int(code))).replace("\n", " / ") + "`"
+
     def row(m: int, k: int) -> str:
-        game = describe(trees.grid_game(int(codes[k]))).replace("\n", " / ")
         return (f"| {rank[m, k]} | {int(codes[k])} | {mean[m, k]:.4f} ± {se[m, k]:.4f} | "
-                f"{floors[0, k]:.4f} | {floors[1, k]:.4f} | `{game}` |")
+                f"{floors[0, k]:.4f} | {floors[1, k]:.4f} | {game(codes[k])} |")
 
     header = ("| rank | code | mean e1 ± s.e. | floor (mixed eq.) | floor (best) | game |\n"
               "|---:|---:|---|---:|---:|---|")
+    command = (f"scripts/fig3.py --protocol=paper --methods={','.join(methods)}"
+               + (f" --prescreen_runs={_PRESCREEN_RUNS.value} --prescreen_keep="
+                  f"{_PRESCREEN_KEEP.value}" if prescreen is not None else ""))
     lines = [f"# Fig. 3 search by the paper's protocol: {', '.join(m.upper() for m in methods)}",
              "",
-             f"Every one of the {len(codes)} classes of depth-2, branching-2 games with "
-             f"utilities in {{0, 0.5, 1}}: {runs} runs of each method, gamma {_GAMMA.value:g}, "
-             f"{_ITERATIONS.value} iterations, base seed {_SEED.value}; mean e1 of the "
-             f"empirical strategy with its standard error over the runs. The floors are "
-             f"exact (`exploration_floors`). Written by `scripts/fig3.py --protocol=paper "
-             f"--methods={','.join(methods)}`; the CSV is beside this file.", ""]
+             f"Classes of depth-2, branching-2 games with utilities in {{0, 0.5, 1}}: "
+             f"{len(all_codes)}. Ranked: {len(codes)} games, each with {runs} runs of each "
+             f"method, gamma {_GAMMA.value:g}, {_ITERATIONS.value} iterations, base seed "
+             f"{_SEED.value}; mean e1 of the empirical strategy with its standard error over "
+             f"the runs. The floors are exact (`exploration_floors`). Written by `{command}`; "
+             "the CSV is beside this file.", ""]
+    if prescreen is not None:
+        worst_kept = {method: max(r["prescreen_rank"] for r in rows if r["method"] == method)
+                      for method in methods}
+        lines += [f"Pre-screen: every class got the first {_PRESCREEN_RUNS.value} of its "
+                  f"{runs} runs; the {_PRESCREEN_KEEP.value} worst of each method by that "
+                  f"mean were kept (union {len(codes)}) and got all {runs} runs (the same "
+                  "seeds as the full protocol, so their results are the full protocol's). "
+                  "The worst pre-screen rank among each method's top "
+                  f"{_RANKING_TOP.value}: " + ", ".join(
+                      f"{method.upper()} {rank}" for method, rank in worst_kept.items()) + ".",
+                  ""]
     for m, method in enumerate(methods):
         lines += [f"## {method.upper()}: the {_RANKING_TOP.value} worst games", "", header]
         lines += [row(m, k) for k in orders[m][:_RANKING_TOP.value]]
         lines.append("")
     lines += ["## The games with the paper's floors", "",
               f"Games whose mixed-equilibrium floor is within {FLOOR_TOLERANCE:g} of the "
-              "paper's, with their rank under each method (1 = worst; the winner's mean e1 "
-              "for comparison).", ""]
+              "paper's, with their rank under each method (1 = worst).", ""]
     for target in PAPER_FLOORS:
-        near = np.flatnonzero(np.abs(floors[0] - target) <= FLOOR_TOLERANCE)
-        lines.append(f"Floor {target}: {len(near)} games.")
-        lines.append("")
+        near = np.flatnonzero(np.abs(all_floors[0] - target) <= FLOOR_TOLERANCE)
+        ranked = np.flatnonzero(np.isin(codes, all_codes[near]))
+        lines += [f"### Floor {target}: {len(near)} classes, {len(ranked)} of them ranked", ""]
         for m, method in enumerate(methods):
             top = orders[m][0]
-            lines += [f"{method.upper()} (winner: code {int(codes[top])}, "
-                      f"{mean[m, top]:.4f} ± {se[m, top]:.4f}):", "", header]
-            best_ranked = near[np.argsort(rank[m, near], kind="stable")][:10]
-            lines += [row(m, k) for k in best_ranked]
+            lines += [f"{method.upper()}, winner code {int(codes[top])} with "
+                      f"{mean[m, top]:.4f} ± {se[m, top]:.4f}:", "", header]
+            lines += [row(m, k) for k in ranked[np.argsort(rank[m, ranked], kind="stable")][:10]]
             lines.append("")
+        if len(ranked) < len(near) and prescreen is not None:
+            dropped = np.setdiff1d(all_codes[near], codes)
+            idx = np.searchsorted(all_codes, dropped)
+            lines += [f"Ruled out by the pre-screen ({len(dropped)}; best pre-screen ranks): "
+                      + "; ".join(f"{method.upper()} {int(pre_rank[m, idx].min())}"
+                                  for m, method in enumerate(methods)), ""]
     with open(_OUT.value + "_ranking.md", "w") as f:
         f.write("\n".join(lines))
 
@@ -216,7 +257,7 @@ def plot(rows, floors, games, path) -> None:
 
     fig, axes = plt.subplots(1, len(games), figsize=(5.2 * len(games), 4.6), sharey=True)
     styles = {"rm": ("tab:red", "-"), "rmm": ("tab:red", "--"), "exp3": ("tab:blue", "-"),
-              "exp3m": ("tab:blue", "--")}
+              "exp3m": ("tab:blue", "--"), "rmb": ("tab:green", "-"), "rmbm": ("tab:green", "--")}
     for ax, (name, root) in zip(np.atleast_1d(axes), games.items()):
         for method in _CURVE_METHODS.value:
             pts = [r for r in rows if r["game"] == name and r["method"] == method]
@@ -259,6 +300,8 @@ def main(argv):
         "shortlist_runs", "finalists", "confirm_runs", "max_games", "batch", "curve_methods",
         "curve_iterations",
         "curve_runs", "curve_chunk", "per_decade", "seed")}
+    if _PRESCREEN_RUNS.value is not None:
+        params.update(prescreen_runs=_PRESCREEN_RUNS.value, prescreen_keep=_PRESCREEN_KEEP.value)
     experiments.check_params(_RESULTS_DIR.value, params)
     timings = {}
 
@@ -267,8 +310,13 @@ def main(argv):
         codes = codes[:_MAX_GAMES.value]
     stage_start = time.time()
     if _PROTOCOL.value == "paper":
+        # The same seeds as the full protocol: a game's runs do not depend on the subset.
+        prescreen = None
         finalists = codes
-        mean3, se3 = screen(codes, _CONFIRM_RUNS.value, _SEED.value, "paper")
+        if _PRESCREEN_RUNS.value is not None:
+            prescreen, _ = screen(codes, _PRESCREEN_RUNS.value, _SEED.value, "prescreen")
+            finalists = best(codes, prescreen, _PRESCREEN_KEEP.value)
+        mean3, se3 = screen(finalists, _CONFIRM_RUNS.value, _SEED.value, "paper")
     else:
         mean1, _ = screen(codes, _SCREEN_RUNS.value, _SEED.value, "screen")
         shortlist = best(codes, mean1, _SHORTLIST.value)
@@ -278,7 +326,7 @@ def main(argv):
     timings["search_seconds"] = round(time.time() - stage_start, 1)
     if _PROTOCOL.value == "paper":
         stage_start = time.time()
-        write_ranking(codes, mean3, se3, all_floors(codes))
+        write_ranking(codes, finalists, mean3, se3, all_floors(codes), prescreen)
         timings["floors_seconds"] = round(time.time() - stage_start, 1)
 
     games, ranking = {}, {}
@@ -334,13 +382,14 @@ def main(argv):
     with open(_OUT.value + "_floors.csv", "w", newline="") as f:
         writer = csv.writer(f)
         writer.writerow(["game", "gamma", "game_value", "floor_mixed_equilibrium",
-                         "floor_best_explorative", "paper", "final_rm", "final_rmm"])
+                         "floor_best_explorative", "paper"]
+                        + [f"final_{m}" for m in _METHODS.value])
         for name, root in games.items():
             final = {r["method"]: r["mean_e1"] for r in rows
                      if r["game"] == name and r["t"] == checkpoints[-1]}
             writer.writerow([name, _GAMMA.value, solver.tree_value(root),
                              floors[name]["mixed_equilibrium"], floors[name]["best_explorative"],
-                             paper_floor(name), final.get("rm"), final.get("rmm")])
+                             paper_floor(name)] + [final.get(m) for m in _METHODS.value])
     plot(rows, floors, games, _OUT.value + ".png")
     elapsed = time.time() - start
     experiments.write_params(_OUT.value + ".json", dict(params, games_searched=len(codes),

@@ -20,7 +20,9 @@ Semantics (shared with the generic engine, :mod:`smmcts_spiel.search`):
 * Selector rewards are ``u1 / scale`` for player 1 and ``-u1 / scale`` for player 2, with
   ``scale`` the largest absolute leaf utility. Regret matching compares the sampled
   reward with the means of the sibling children (the sampled reward if a sibling is not
-  in the tree yet); Exp3 adds ``reward / p_a``; UCB adds the reward.
+  in the tree yet); bandit regret matching (``rmb``) only uses the sampled reward
+  (:func:`smmcts_spiel.search.selectors.bandit_regret_update`); Exp3 adds
+  ``reward / p_a``; UCB adds the reward.
 * Every update counts the action (empirical frequencies) and, for the average strategy,
   adds the current sampling distribution to its sums. Unvisited nodes play uniformly.
 
@@ -42,7 +44,7 @@ from smmcts_spiel import trees
 from smmcts_spiel.search import selectors
 from smmcts_spiel.trees.flat import CHANCE, LEAF, MATRIX
 
-SELECTOR_CODES = {"rm": 0, "exp3": 1, "ucb": 2}
+SELECTOR_CODES = {"rm": 0, "exp3": 1, "ucb": 2, "rmb": 3}
 FINAL_STRATEGIES = ("empirical", "average")
 
 # The per-iteration helpers are inlined into the compiled loop (numba IR inlining): the
@@ -54,6 +56,7 @@ _rm_probabilities = _inlined(selectors.regret_matching_probabilities)
 _exp3_probabilities = _inlined(selectors.exp3_probabilities)
 _sample_index = _inlined(selectors.sample_index)
 _ucb_index = _inlined(selectors.ucb_index)
+_bandit_regret_update = _inlined(selectors.bandit_regret_update)
 
 
 
@@ -104,7 +107,7 @@ def exploitability_curves(
 ) -> Curves:
     """Run one SM-MCTS search per seed and record e1 / NashConv at each checkpoint.
 
-    ``selector`` is rm, rmm, exp3, exp3m, ucb or ucbm; ``game_value`` is v* (the exact
+    ``selector`` is rm, rmm, rmb, rmbm, exp3, exp3m, ucb or ucbm; ``game_value`` is v* (the exact
     value for player 1, e.g. from :mod:`smmcts_spiel.solver`).
     """
     base, mean_variant = selectors.parse_selector(selector)
@@ -231,7 +234,7 @@ def _rollout(node, kind, value, rows, cols, child_start, children, probs):
 
 @_inlined
 def _selector_probabilities(code, stat, counts, gamma, c, out):
-    if code == 0:
+    if code == 0 or code == 3:
         _rm_probabilities(stat, gamma, out)
     elif code == 1:
         _exp3_probabilities(stat, gamma, out)
@@ -281,6 +284,9 @@ def _update(h, i, j, u1, code, gamma, c, scale, rows, cols, child_start, childre
     elif code == 1:
         stat1[o1 + i] += reward1 / p1[i]
         stat2[o2 + j] += reward2 / p2[j]
+    elif code == 3:
+        _bandit_regret_update(stat1[o1:o1 + m], i, reward1, p1[i])
+        _bandit_regret_update(stat2[o2:o2 + n], j, reward2, p2[j])
     else:
         stat1[o1 + i] += reward1
         stat2[o2 + j] += reward2
