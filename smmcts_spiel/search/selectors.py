@@ -64,6 +64,15 @@ def bandit_regret_update(regrets, action, reward, probability):
         regrets[i] -= v
 
 
+def decreasing_gamma(gamma, t):
+    """Exploration that vanishes: ``min(1, gamma / sqrt(t))`` at a selector's t-th use.
+
+    A constant gamma leaves an exploitability floor of about gamma per level; this
+    schedule (as GTLibrary's commented-out ``d_t = gamma / sqrt(t)``) removes it.
+    """
+    return min(1.0, gamma / math.sqrt(t))
+
+
 def exp3_probabilities(reward_sums, gamma, out):
     """Eq. (4): (1 - gamma) softmax(eta w) + gamma/|A|, eta = gamma/|A|, w = x - max x."""
     n = len(reward_sums)
