@@ -293,7 +293,7 @@ def main(argv):
     if len(_METHODS.value) != 2 or any(
             selectors.parse_selector(m)[0] not in ("rm", "rmb") for m in _METHODS.value):
         raise app.UsageError(f"--methods needs two regret-matching selectors (rm, rmm, rmb, "
-                             f"rmbm), got {_METHODS.value}")
+                             f"rmbm), got {_METHODS.value}", exitcode=2)
     start = time.time()
     params = {name: flags.FLAGS[name].value for name in (
         "protocol", "methods", "ranking_top", "gamma", "iterations", "screen_runs", "shortlist",

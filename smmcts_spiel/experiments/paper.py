@@ -51,13 +51,14 @@ def game_from_spec(spec: Mapping[str, Any]) -> trees.Node:
 
 def curves_job(game: Mapping[str, Any], method: str, gamma: float, checkpoints: Sequence[int],
                base_seed: int, game_index: int, runs: int, first_run: int = 0,
-               final_strategy: str = "empirical") -> Result:
+               final_strategy: str = "empirical", gamma_schedule: str = "constant") -> Result:
     """e1 and NashConv of ``runs`` searches of ``method`` on one game, at the checkpoints."""
     root = game_from_spec(game)
     curves = engine.exploitability_curves(
         trees.flatten(root), method, gamma=gamma, checkpoints=checkpoints,
         seeds=engine.run_seeds(base_seed, game_index, runs, first_run),
-        game_value=solver.tree_value(root), final_strategy=final_strategy)
+        game_value=solver.tree_value(root), final_strategy=final_strategy,
+        gamma_schedule=gamma_schedule)
     return {"e1": curves.e1, "nash_conv": curves.nash_conv, "checkpoints": curves.checkpoints}
 
 
