@@ -123,8 +123,9 @@ def main(argv):
     params = {name: flags.FLAGS[name].value for name in (
         "codes", "methods", "schedules", "gamma", "decreasing_gamma", "iterations", "runs",
         "per_decade", "seed")}
-    try:
-        experiments.check_params(_RESULTS_DIR.value, params)
+    try:  # games, methods, schedules and runs are in the job keys: more of them reuse jobs
+        experiments.check_params(_RESULTS_DIR.value, {k: v for k, v in params.items() if k in (
+            "gamma", "decreasing_gamma", "iterations", "per_decade", "seed")})
     except ValueError as e:
         raise app.UsageError(str(e), exitcode=2) from None
     checkpoints = engine.log_checkpoints(_ITERATIONS.value, _PER_DECADE.value).tolist()
