@@ -9,14 +9,14 @@ cells it has not seen taken, so it never plays a cell it knows is taken.
 
 OpenSpiel's C++ ``phantom_ttt`` does not implement ``ResampleFromInfostate``, which
 :class:`open_spiel.python.algorithms.ismcts.ISMCTSBot` needs; :class:`WorldResampler` draws
-the same consistent boards and builds a history that leads to them.
+the same consistent boards and builds a history that leads to them
+(:func:`smmcts_spiel.bots.openspiel_bots.ismcts_bot` uses it).
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pyspiel
-from open_spiel.python.algorithms import ismcts, mcts
 
 from smmcts_spiel import checks
 from smmcts_spiel.exact import tic_tac_toe
@@ -70,21 +70,3 @@ class WorldResampler:
         for cell in phantom_ttt_rules.sample_world(state.history(), player, self._rng):
             world.apply_action(cell)
         return world
-
-
-class PhantomTTTISMCTSBot(ismcts.ISMCTSBot):
-    """OpenSpiel's ISMCTSBot, made playable in ``evaluate_bots`` (it searches afresh at
-    every move, so there is nothing to restart)."""
-
-    def restart_at(self, state: pyspiel.State) -> None:
-        pass
-
-
-def ismcts_bot(game: pyspiel.Game, max_simulations: int, seed: int = 0,
-               uct_c: float = 2.0) -> PhantomTTTISMCTSBot:
-    """OpenSpiel's ISMCTSBot with random rollouts and :class:`WorldResampler` worlds."""
-    bot = PhantomTTTISMCTSBot(
-        game, mcts.RandomRolloutEvaluator(1, np.random.RandomState(seed)), uct_c,
-        max_simulations, random_state=np.random.RandomState(seed + 1))
-    bot.set_resampler(WorldResampler(game, seed + 2))
-    return bot

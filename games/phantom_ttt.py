@@ -1,6 +1,8 @@
 """Phantom Tic-Tac-Toe: tic-tac-toe where each player sees only their own marks.
 
-The game of the MMCTS/Exp3 poster (``papers/mmcts-exp3-phantom-ttt-poster.md``): players
+The game of the MMCTS/Exp3 papers (D. Auger, "Multiple Tree for Partially Observable
+Monte-Carlo Tree Search", EvoApplications 2011; H. Doghmen's poster "Monte-Carlo Tree
+Search", TAO, Inria Saclay, which reports the Phantom Tic-Tac-Toe olympiad): players
 alternate placing marks on a hidden board. A move onto a cell the opponent holds is
 refused; the mover learns that the cell is the opponent's and moves again. Three in a row
 wins (+1 / -1), a full board is a draw.
@@ -18,14 +20,13 @@ from __future__ import annotations
 import pyspiel
 
 from smmcts_spiel.games.observation_tensor import tensor_with_views
+from smmcts_spiel.games.phantom_ttt_rules import WINNING_LINES
 
 SHORT_NAME = "smmcts_phantom_ttt"
 _NUM_PLAYERS = 2
 _NUM_CELLS = 9
 _EMPTY = -1
 _MARKS = "xo"  # Player 0 plays x, player 1 plays o.
-_LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8),
-          (2, 4, 6))
 # x places 5 marks and is refused on 4 o cells, o places 4 and is refused on 4 x cells.
 _MAX_GAME_LENGTH = 17
 # Every own move reveals one cell, so a player makes at most 9 moves.
@@ -101,7 +102,7 @@ class PhantomTTTState(pyspiel.State):
         self.own_moves[player].append((cell, placed))
         if not placed:
             return  # Refused: the same player moves again.
-        if any(all(self.board[c] == player for c in line) for line in _LINES):
+        if any(all(self.board[c] == player for c in line) for line in WINNING_LINES):
             self._winner = player
             self._game_over = True
         elif _EMPTY not in self.board:

@@ -1,4 +1,4 @@
-"""Phantom Tic-Tac-Toe as arrays: the referee's board, each player's view, and beliefs.
+"""The rules of classical Phantom Tic-Tac-Toe in one place: board, views, beliefs (arrays).
 
 The fast MMCTS engine and the Belief Sampler need the rules of (classical) Phantom
 Tic-Tac-Toe without pyspiel objects: a board of 9 cells (0 empty, 1 = x = player 0,
@@ -20,8 +20,11 @@ import numpy as np
 
 NUM_CELLS = 9
 ALL_CELLS = (1 << NUM_CELLS) - 1
-LINES = np.array([[0, 1, 2], [3, 4, 5], [6, 7, 8], [0, 3, 6], [1, 4, 7], [2, 5, 8],
-                  [0, 4, 8], [2, 4, 6]], dtype=np.int64)
+#: The eight winning lines, the one copy every Phantom TTT and tic-tac-toe module uses.
+WINNING_LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8),
+                 (2, 4, 6))
+#: The same as an array, for numba-compiled code.
+LINES = np.array(WINNING_LINES, dtype=np.int64)
 # The phantom_ttt variants the array rules describe (short name, gameversion).
 SUPPORTED_GAMES = ("phantom_ttt", "smmcts_phantom_ttt")
 

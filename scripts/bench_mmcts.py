@@ -22,13 +22,15 @@ from open_spiel.python.algorithms import ismcts, mcts
 from smmcts_spiel.search import mmcts
 from smmcts_spiel.search.mmcts_phantom_ttt import PhantomTTTMultipleTreeSearch
 
-FLAGS = flags.FLAGS
-flags.DEFINE_integer("iterations", 2_000_000, "MMCTS iterations timed on the array engine.")
-flags.DEFINE_integer("generic_iterations", 20_000, "Iterations timed on the generic engine.")
-flags.DEFINE_integer("ismcts_simulations", 5_000, "ISMCTS simulations timed (one search).")
-flags.DEFINE_float("gamma", 0.05, "Exp3 exploration probability.")
-flags.DEFINE_integer("seed", 0, "Seed of every generator.")
-flags.DEFINE_string("game", "phantom_ttt", "Game string (classical Phantom Tic-Tac-Toe).")
+_ITERATIONS = flags.DEFINE_integer("iterations", 2_000_000,
+                                   "MMCTS iterations timed on the array engine.")
+_GENERIC_ITERATIONS = flags.DEFINE_integer("generic_iterations", 20_000,
+                                           "Iterations timed on the generic engine.")
+_ISMCTS_SIMULATIONS = flags.DEFINE_integer("ismcts_simulations", 5_000,
+                                           "ISMCTS simulations timed (one search).")
+_GAMMA = flags.DEFINE_float("gamma", 0.05, "Exp3 exploration probability.")
+_SEED = flags.DEFINE_integer("seed", 0, "Seed of every generator.")
+_GAME = flags.DEFINE_string("game", "phantom_ttt", "Game string (classical Phantom Tic-Tac-Toe).")
 
 
 def _rate(work, run) -> float:
@@ -39,27 +41,27 @@ def _rate(work, run) -> float:
 
 def main(argv):
     del argv
-    game = pyspiel.load_game(FLAGS.game)
-    PhantomTTTMultipleTreeSearch(game, FLAGS.gamma, FLAGS.seed).train(1000)  # compile
-    arrays = PhantomTTTMultipleTreeSearch(game, FLAGS.gamma, FLAGS.seed)
-    arrays_rate = _rate(FLAGS.iterations, lambda: arrays.train(FLAGS.iterations))
-    generic = mmcts.MultipleTreeSearch(game, FLAGS.gamma, FLAGS.seed)
-    generic_rate = _rate(FLAGS.generic_iterations,
-                         lambda: generic.train(FLAGS.generic_iterations))
+    game = pyspiel.load_game(_GAME.value)
+    PhantomTTTMultipleTreeSearch(game, _GAMMA.value, _SEED.value).train(1000)  # compile
+    arrays = PhantomTTTMultipleTreeSearch(game, _GAMMA.value, _SEED.value)
+    arrays_rate = _rate(_ITERATIONS.value, lambda: arrays.train(_ITERATIONS.value))
+    generic = mmcts.MultipleTreeSearch(game, _GAMMA.value, _SEED.value)
+    generic_rate = _rate(_GENERIC_ITERATIONS.value,
+                         lambda: generic.train(_GENERIC_ITERATIONS.value))
     bot = ismcts.ISMCTSBot(
-        game, mcts.RandomRolloutEvaluator(1, np.random.RandomState(FLAGS.seed)), 2.0,
-        FLAGS.ismcts_simulations, random_state=np.random.RandomState(FLAGS.seed))
+        game, mcts.RandomRolloutEvaluator(1, np.random.RandomState(_SEED.value)), 2.0,
+        _ISMCTS_SIMULATIONS.value, random_state=np.random.RandomState(_SEED.value))
     # At the root nothing is hidden: the only consistent world is the state itself.
     bot.set_resampler(lambda state, player: state.clone())
     root = game.new_initial_state()
-    ismcts_rate = _rate(FLAGS.ismcts_simulations, lambda: bot.step(root))
-    print(f"game: {game}  gamma={FLAGS.gamma}  seed={FLAGS.seed}")
+    ismcts_rate = _rate(_ISMCTS_SIMULATIONS.value, lambda: bot.step(root))
+    print(f"game: {game}  gamma={_GAMMA.value}  seed={_SEED.value}")
     print(f"array engine (numba):   {arrays_rate:12,.0f} iterations/s "
-          f"({FLAGS.iterations:,} iterations, nodes per tree {arrays.num_nodes.tolist()})")
+          f"({_ITERATIONS.value:,} iterations, nodes per tree {arrays.num_nodes.tolist()})")
     print(f"generic engine (pyspiel): {generic_rate:10,.0f} iterations/s "
-          f"({FLAGS.generic_iterations:,} iterations)")
+          f"({_GENERIC_ITERATIONS.value:,} iterations)")
     print(f"OpenSpiel ISMCTSBot:    {ismcts_rate:12,.0f} simulations/s "
-          f"({FLAGS.ismcts_simulations:,} simulations from the root)")
+          f"({_ISMCTS_SIMULATIONS.value:,} simulations from the root)")
     print(f"ratio array engine / ISMCTSBot:    {arrays_rate / ismcts_rate:10.1f}")
     print(f"ratio array engine / generic engine: {arrays_rate / generic_rate:8.1f}")
     print(f"iterations_per_second={arrays_rate:.1f}")

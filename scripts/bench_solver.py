@@ -37,18 +37,21 @@ from smmcts_spiel.exact.random_strategies import (
     random_tabular_policy,
 )
 
-FLAGS = flags.FLAGS
-flags.DEFINE_string("goofspiel", "goofspiel(num_cards=4,points_order=descending,imp_info=False)",
-                    "Goofspiel instance of parts 1 and 2.")
-flags.DEFINE_string("random_game", "smmcts_random_stacked_matrix(depth=3,branching=3,seed=0)",
-                    "Random stacked matrix game of parts 1 and 2.")
-flags.DEFINE_integer("repeats", 20, "Runs per timing of ours; the best is reported.")
-flags.DEFINE_integer("openspiel_repeats", 5, "Runs per timing of OpenSpiel's; the best counts.")
-flags.DEFINE_float("max_seconds", 60.0, "Time budget per Goofspiel size in part 3.")
-flags.DEFINE_integer("min_cards", 3, "First Goofspiel size tried in part 3.")
-flags.DEFINE_integer("max_cards", 8, "Last Goofspiel size tried in part 3.")
-flags.DEFINE_integer("seed", 0, "Seed of the random policy of part 2.")
-flags.DEFINE_string("output_csv", None, "Also write every measured time to this CSV file.")
+_GOOFSPIEL = flags.DEFINE_string(
+    "goofspiel", "goofspiel(num_cards=4,points_order=descending,imp_info=False)",
+    "Goofspiel instance of parts 1 and 2.")
+_RANDOM_GAME = flags.DEFINE_string(
+    "random_game", "smmcts_random_stacked_matrix(depth=3,branching=3,seed=0)",
+    "Random stacked matrix game of parts 1 and 2.")
+_REPEATS = flags.DEFINE_integer("repeats", 20, "Runs per timing of ours; the best is reported.")
+_OPENSPIEL_REPEATS = flags.DEFINE_integer("openspiel_repeats", 5,
+                                          "Runs per timing of OpenSpiel's; the best counts.")
+_MAX_SECONDS = flags.DEFINE_float("max_seconds", 60.0, "Time budget per Goofspiel size in part 3.")
+_MIN_CARDS = flags.DEFINE_integer("min_cards", 3, "First Goofspiel size tried in part 3.")
+_MAX_CARDS = flags.DEFINE_integer("max_cards", 8, "Last Goofspiel size tried in part 3.")
+_SEED = flags.DEFINE_integer("seed", 0, "Seed of the random policy of part 2.")
+_OUTPUT_CSV = flags.DEFINE_string("output_csv", None,
+                                  "Also write every measured time to this CSV file.")
 
 
 def best_time(fn, repeats: int) -> tuple[float, object]:
@@ -97,39 +100,39 @@ def main(argv):
         return ratio
 
     print("1. Game value: solver.game_value vs sequence_form_lp on convert_to_turn_based")
-    for name in (FLAGS.goofspiel, FLAGS.random_game):
+    for name in (_GOOFSPIEL.value, _RANDOM_GAME.value):
         game = pyspiel.load_game(name)
         tb_game = pyspiel.convert_to_turn_based(game)
-        ours, value = best_time(lambda game=game: solver.game_value(game), FLAGS.repeats)
+        ours, value = best_time(lambda game=game: solver.game_value(game), _REPEATS.value)
         theirs, lp = best_time(lambda tb=tb_game: sequence_form_lp.solve_zero_sum_game(tb),
-                               FLAGS.openspiel_repeats)
+                               _OPENSPIEL_REPEATS.value)
         if abs(value - lp[0]) > 1e-6:
             raise RuntimeError(f"{name}: game_value {value} disagrees with the LP's {lp[0]}")
         print(f"{name}: value {value:.9f} (LP {lp[0]:.9f})")
         value_ratios.append(record(1, name, "game_value", ours, theirs, "game value"))
 
     print("2. Exploitability (NashConv, e1, e2): fast path vs OpenSpiel's nash_conv")
-    for name in (FLAGS.goofspiel, FLAGS.random_game):
+    for name in (_GOOFSPIEL.value, _RANDOM_GAME.value):
         game = pyspiel.load_game(name)
         tb_game = pyspiel.convert_to_turn_based(game)
         value = solver.game_value(game)
-        simultaneous = RandomInformationStateStrategy(FLAGS.seed)
+        simultaneous = RandomInformationStateStrategy(_SEED.value)
         for kind, ours_strategy, tabular in (
                 ("TabularPolicy on the turn-based game", None,
-                 random_tabular_policy(tb_game, FLAGS.seed)),
+                 random_tabular_policy(tb_game, _SEED.value)),
                 ("strategy on the simultaneous game", simultaneous,
                  exploitability.to_turn_based_tabular_policy(game, simultaneous))):
             strategy = tabular if ours_strategy is None else ours_strategy
             ours, report = best_time(
                 lambda g=game, s=strategy, v=value: exploitability.evaluate(g, s, value=v),
-                FLAGS.repeats)
+                _REPEATS.value)
             theirs, nash_conv = best_time(
                 lambda tb=tb_game, p=tabular: openspiel_exploitability.nash_conv(tb, p),
-                FLAGS.openspiel_repeats)
+                _OPENSPIEL_REPEATS.value)
             theirs_cpp, nash_conv_cpp = best_time(
                 lambda tb=tb_game, p=tabular: openspiel_exploitability.nash_conv(
                     tb, p, use_cpp_br=True),
-                FLAGS.openspiel_repeats)
+                _OPENSPIEL_REPEATS.value)
             for reference in (nash_conv, nash_conv_cpp):
                 if abs(report.nash_conv - reference) > 1e-9:
                     raise RuntimeError(f"{name}: NashConv {report.nash_conv} disagrees with "
@@ -142,12 +145,12 @@ def main(argv):
             record(2, name, f"nash_conv_{what}_cpp_br", ours, theirs_cpp, "vs C++ best response")
 
     print(f"3. Largest Goofspiel (descending, imp_info=False) solved within "
-          f"{FLAGS.max_seconds:g} s")
+          f"{_MAX_SECONDS.value:g} s")
     largest = None
-    for cards in range(FLAGS.min_cards, FLAGS.max_cards + 1):
-        outcome = solve_goofspiel_within(cards, FLAGS.max_seconds)
+    for cards in range(_MIN_CARDS.value, _MAX_CARDS.value + 1):
+        outcome = solve_goofspiel_within(cards, _MAX_SECONDS.value)
         if outcome is None:
-            print(f"  {cards} cards: not solved within {FLAGS.max_seconds:g} s", flush=True)
+            print(f"  {cards} cards: not solved within {_MAX_SECONDS.value:g} s", flush=True)
             break
         value, seconds = outcome
         largest = cards
@@ -156,8 +159,8 @@ def main(argv):
         print(f"  {cards} cards: value {value:.9f} in {seconds:.2f} s", flush=True)
     print(f"largest_goofspiel_cards={largest}")
 
-    if FLAGS.output_csv:
-        with open(FLAGS.output_csv, "w", newline="") as f:
+    if _OUTPUT_CSV.value:
+        with open(_OUTPUT_CSV.value, "w", newline="") as f:
             writer = csv.DictWriter(f, fieldnames=list(rows[0]))
             writer.writeheader()
             writer.writerows(rows)

@@ -21,6 +21,7 @@ import time
 from absl import app, flags
 
 from smmcts_spiel import experiments
+from smmcts_spiel.experiments import cli
 from smmcts_spiel.search import matrix_tree_engine as engine
 
 _GAMES = flags.DEFINE_integer("games", 100, "Random games per setting.", lower_bound=1)
@@ -34,15 +35,9 @@ _DEPTHS = flags.DEFINE_list("depths", ["2", "3", "4"], "Bottom panel: depths (br
 _BOTTOM_GAMMA = flags.DEFINE_float(
     "bottom_gamma", 0.05, "Bottom panel exploration (the paper does not state it).")
 _METHODS = flags.DEFINE_list("methods", ["rm", "rmm"], "Selectors (rm, rmm, exp3, exp3m, ...).")
-_SEED = flags.DEFINE_integer("seed", 0, "Base seed of games and runs.")
-_WORKERS = flags.DEFINE_integer("workers", None, "Worker processes (default: all cores).",
-                                lower_bound=1)
-_BACKEND = flags.DEFINE_enum("backend", "process", list(experiments.BACKENDS),
-                             "Where jobs run: local process pool, Ray, or this process.")
-_RAY_ADDRESS = flags.DEFINE_string("ray_address", None, "Ray cluster address (default: local).")
-_RESULTS_DIR = flags.DEFINE_string("results_dir", "results/fig2",
-                                   "Finished jobs (one file each); delete to start afresh.")
-_OUT = flags.DEFINE_string("out", "docs/fig2", "Output prefix: writes .csv, .png, .json.")
+_RUNNER = cli.define_runner_flags("fig2")
+_OUT = flags.DEFINE_string("out", "docs/figures/fig2",
+                           "Output prefix: writes .csv, .png, .json.")
 
 
 def _all_gammas(texts) -> bool:
@@ -137,13 +132,13 @@ def main(argv):
     checkpoints = engine.log_checkpoints(_ITERATIONS.value, _PER_DECADE.value).tolist()
     params = {
         "games": _GAMES.value, "runs": _RUNS.value, "iterations": _ITERATIONS.value,
-        "checkpoints": checkpoints, "methods": _METHODS.value, "seed": _SEED.value,
+        "checkpoints": checkpoints, "methods": _METHODS.value, "seed": _RUNNER.seed.value,
         "settings": [list(s) for s in settings()], "final_strategy": "empirical",
         "utilities": "uniform [0, 1]",
     }
     # A job's result does not depend on how many games or which settings there are, so
     # those may change between runs sharing --results_dir (e.g. to add games).
-    experiments.check_params(_RESULTS_DIR.value, {k: v for k, v in params.items()
+    experiments.check_params(_RUNNER.results_dir.value, {k: v for k, v in params.items()
                                                   if k not in ("settings", "games")})
     jobs = {}
     # Game by game, so that a partial run covers every setting with its first games.
@@ -153,13 +148,13 @@ def main(argv):
                 key = f"d{depth}_b{branching}_g{gamma:g}_{method}_game{g:04d}"
                 jobs[key] = dict(
                     game={"random": dict(depth=depth, branching=branching,
-                                         base_seed=_SEED.value, game_index=g)},
+                                         base_seed=_RUNNER.seed.value, game_index=g)},
                     method=method, gamma=gamma, checkpoints=checkpoints,
-                    base_seed=_SEED.value, game_index=g, runs=_RUNS.value)
-    already_done = experiments.finished_jobs(_RESULTS_DIR.value, jobs)
+                    base_seed=_RUNNER.seed.value, game_index=g, runs=_RUNS.value)
+    already_done = experiments.finished_jobs(_RUNNER.results_dir.value, jobs)
     results = experiments.run_jobs(
-        experiments.curves_job, jobs, results_dir=_RESULTS_DIR.value, workers=_WORKERS.value,
-        backend=_BACKEND.value, ray_address=_RAY_ADDRESS.value, desc="fig2 jobs")
+        experiments.curves_job, jobs, results_dir=_RUNNER.results_dir.value,
+        **_RUNNER.run_jobs_kwargs(), desc="fig2 jobs")
     rows = []
     done = set()
     for _, depth, branching, gamma in settings():
@@ -183,7 +178,7 @@ def main(argv):
     elapsed = time.time() - start
     experiments.write_params(_OUT.value + ".json", params, wall_seconds=round(elapsed, 1),
                              jobs=len(jobs), jobs_done_before_this_call=already_done,
-                             workers=_WORKERS.value or os.cpu_count(), backend=_BACKEND.value)
+                             **_RUNNER.execution())
     for name in sorted(done):
         last = [r for r in rows if r["setting"] == name and r["t"] == checkpoints[-1]]
         print(name, " ".join(f"{r['method']}={r['mean_e1']:.4f}" for r in last))

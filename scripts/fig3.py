@@ -30,6 +30,7 @@ from absl import app, flags
 
 from smmcts_spiel import experiments, trees
 from smmcts_spiel.exact import solver
+from smmcts_spiel.experiments import cli
 from smmcts_spiel.search import matrix_tree_engine as engine
 from smmcts_spiel.search import selectors
 
@@ -77,16 +78,10 @@ _CURVE_RUNS = flags.DEFINE_integer("curve_runs", 100, "Runs per worst game and m
 _CURVE_CHUNK = flags.DEFINE_integer("curve_chunk", 10, "Runs per curve job.", lower_bound=1)
 _PER_DECADE = flags.DEFINE_integer("per_decade", 8, "Log-spaced checkpoints per decade.",
                                    lower_bound=1)
-_SEED = flags.DEFINE_integer("seed", 0, "Base seed of all runs.")
-_WORKERS = flags.DEFINE_integer("workers", None, "Worker processes (default: all cores).",
-                                lower_bound=1)
-_BACKEND = flags.DEFINE_enum("backend", "process", list(experiments.BACKENDS),
-                             "Where jobs run: local process pool, Ray, or this process.")
-_RAY_ADDRESS = flags.DEFINE_string("ray_address", None, "Ray cluster address (default: local).")
-_RESULTS_DIR = flags.DEFINE_string("results_dir", "results/fig3",
-                                   "Finished jobs (one file each); delete to start afresh.")
 _DATA_DIR = flags.DEFINE_string("data_dir", "data", "Where the worst games go (JSON).")
-_OUT = flags.DEFINE_string("out", "docs/fig3", "Output prefix: .csv, _floors.csv, .png, .json.")
+_RUNNER = cli.define_runner_flags("fig3")
+_OUT = flags.DEFINE_string("out", "docs/figures/fig3",
+                           "Output prefix: .csv, _floors.csv, .png, .json.")
 flags.register_validator("gamma", lambda g: 0 < g <= 1, "gamma must be in (0, 1]")
 
 
@@ -103,12 +98,12 @@ def paper_floor(name: str) -> float:
 
 
 def run(fn, jobs, stage):
-    results_dir = os.path.join(_RESULTS_DIR.value, stage)
+    results_dir = os.path.join(_RUNNER.results_dir.value, stage)
     JOB_COUNTS[stage] = {"jobs": len(jobs),
                          "done_before_this_call": experiments.finished_jobs(results_dir, jobs)}
     return experiments.run_jobs(
-        fn, jobs, results_dir=results_dir, workers=_WORKERS.value,
-        backend=_BACKEND.value, ray_address=_RAY_ADDRESS.value, desc=f"fig3 {stage}")
+        fn, jobs, results_dir=results_dir, **_RUNNER.run_jobs_kwargs(),
+        desc=f"fig3 {stage}")
 
 
 def screen(codes: np.ndarray, runs: int, seed: int, stage: str) -> tuple[np.ndarray, np.ndarray]:
@@ -208,8 +203,8 @@ def write_ranking(all_codes: np.ndarray, codes: np.ndarray, mean: np.ndarray, se
              f"Classes of depth-2, branching-2 games with utilities in {{0, 0.5, 1}}: "
              f"{len(all_codes)}. Ranked: {len(codes)} games, each with {runs} runs of each "
              f"method, gamma {_GAMMA.value:g}, {_ITERATIONS.value} iterations, base seed "
-             f"{_SEED.value}; mean e1 of the empirical strategy with its standard error over "
-             f"the runs. The floors are exact (`exploration_floors`). Written by `{command}`; "
+             f"{_RUNNER.seed.value}; mean e1 of the empirical strategy with its standard error "
+             f"over the runs. The floors are exact (`exploration_floors`). Written by `{command}`; "
              "the CSV is beside this file.", ""]
     if prescreen is not None:
         worst_kept = {method: max(r["prescreen_rank"] for r in rows if r["method"] == method)
@@ -302,7 +297,7 @@ def main(argv):
         "curve_runs", "curve_chunk", "per_decade", "seed")}
     if _PRESCREEN_RUNS.value is not None:
         params.update(prescreen_runs=_PRESCREEN_RUNS.value, prescreen_keep=_PRESCREEN_KEEP.value)
-    experiments.check_params(_RESULTS_DIR.value, params)
+    experiments.check_params(_RUNNER.results_dir.value, params)
     timings = {}
 
     codes = trees.grid_game_codes()
@@ -314,15 +309,15 @@ def main(argv):
         prescreen = None
         finalists = codes
         if _PRESCREEN_RUNS.value is not None:
-            prescreen, _ = screen(codes, _PRESCREEN_RUNS.value, _SEED.value, "prescreen")
+            prescreen, _ = screen(codes, _PRESCREEN_RUNS.value, _RUNNER.seed.value, "prescreen")
             finalists = best(codes, prescreen, _PRESCREEN_KEEP.value)
-        mean3, se3 = screen(finalists, _CONFIRM_RUNS.value, _SEED.value, "paper")
+        mean3, se3 = screen(finalists, _CONFIRM_RUNS.value, _RUNNER.seed.value, "paper")
     else:
-        mean1, _ = screen(codes, _SCREEN_RUNS.value, _SEED.value, "screen")
+        mean1, _ = screen(codes, _SCREEN_RUNS.value, _RUNNER.seed.value, "screen")
         shortlist = best(codes, mean1, _SHORTLIST.value)
-        mean2, _ = screen(shortlist, _SHORTLIST_RUNS.value, _SEED.value + 1, "shortlist")
+        mean2, _ = screen(shortlist, _SHORTLIST_RUNS.value, _RUNNER.seed.value + 1, "shortlist")
         finalists = best(shortlist, mean2, _FINALISTS.value)
-        mean3, se3 = screen(finalists, _CONFIRM_RUNS.value, _SEED.value + 2, "confirm")
+        mean3, se3 = screen(finalists, _CONFIRM_RUNS.value, _RUNNER.seed.value + 2, "confirm")
     timings["search_seconds"] = round(time.time() - stage_start, 1)
     if _PROTOCOL.value == "paper":
         stage_start = time.time()
@@ -361,7 +356,7 @@ def main(argv):
             for first in range(0, _CURVE_RUNS.value, _CURVE_CHUNK.value):
                 jobs[f"{name}_{method}_runs{first:05d}"] = dict(
                     game={"json": trees.to_json(root)}, method=method, gamma=_GAMMA.value,
-                    checkpoints=checkpoints, base_seed=_SEED.value + 3, game_index=g,
+                    checkpoints=checkpoints, base_seed=_RUNNER.seed.value + 3, game_index=g,
                     runs=min(_CURVE_CHUNK.value, _CURVE_RUNS.value - first), first_run=first)
     results = run(experiments.curves_job, jobs, "curves")
     timings["curves_seconds"] = round(time.time() - stage_start, 1)
@@ -395,7 +390,7 @@ def main(argv):
     experiments.write_params(_OUT.value + ".json", dict(params, games_searched=len(codes),
                              ranking=ranking, floors=floors, job_counts=JOB_COUNTS),
                              wall_seconds=round(elapsed, 1),
-                             workers=_WORKERS.value or os.cpu_count(), backend=_BACKEND.value,
+                             **_RUNNER.execution(),
                              **timings)
     for name, root in games.items():
         final = {r["method"]: round(r["mean_e1"], 4) for r in rows

@@ -27,6 +27,7 @@ import numpy as np
 from absl import app, flags
 
 from smmcts_spiel import experiments, trees
+from smmcts_spiel.experiments import cli
 from smmcts_spiel.search import matrix_tree_engine as engine
 from smmcts_spiel.search import selectors
 
@@ -43,14 +44,8 @@ _ITERATIONS = flags.DEFINE_integer("iterations", 10_000_000, "Iterations per run
 _RUNS = flags.DEFINE_integer("runs", 20, "Runs per game, method and schedule.", lower_bound=2)
 _PER_DECADE = flags.DEFINE_integer("per_decade", 8, "Log-spaced checkpoints per decade.",
                                    lower_bound=1)
-_SEED = flags.DEFINE_integer("seed", 0, "Base seed of all runs.")
-_WORKERS = flags.DEFINE_integer("workers", None, "Worker processes (default: all cores).",
-                                lower_bound=1)
-_BACKEND = flags.DEFINE_enum("backend", "process", list(experiments.BACKENDS),
-                             "Where jobs run: local process pool, Ray, or this process.")
-_RESULTS_DIR = flags.DEFINE_string("results_dir", "results/fig3_long",
-                                   "Finished jobs (one file each); delete to start afresh.")
-_OUT = flags.DEFINE_string("out", "docs/fig3_long", "Output prefix: .csv, .png, .json.")
+_RUNNER = cli.define_runner_flags("fig3_long")
+_OUT = flags.DEFINE_string("out", "docs/figures/fig3_long", "Output prefix: .csv, .png, .json.")
 flags.register_validator("gamma", lambda g: 0 < g <= 1, "gamma must be in (0, 1]")
 flags.register_validator("decreasing_gamma", lambda g: 0 < g <= 1,
                          "decreasing_gamma must be in (0, 1]")
@@ -124,8 +119,9 @@ def main(argv):
         "codes", "methods", "schedules", "gamma", "decreasing_gamma", "iterations", "runs",
         "per_decade", "seed")}
     try:  # games, methods, schedules and runs are in the job keys: more of them reuse jobs
-        experiments.check_params(_RESULTS_DIR.value, {k: v for k, v in params.items() if k in (
-            "gamma", "decreasing_gamma", "iterations", "per_decade", "seed")})
+        experiments.check_params(_RUNNER.results_dir.value, {
+            k: v for k, v in params.items()
+            if k in ("gamma", "decreasing_gamma", "iterations", "per_decade", "seed")})
     except ValueError as e:
         raise app.UsageError(str(e), exitcode=2) from None
     checkpoints = engine.log_checkpoints(_ITERATIONS.value, _PER_DECADE.value).tolist()
@@ -138,11 +134,11 @@ def main(argv):
                 for r in range(_RUNS.value):  # one run per job: 10^7 iterations take seconds
                     jobs[f"{code}_{method}_{schedule}_run{r:04d}"] = dict(
                         game=game, method=method, gamma=gamma, checkpoints=checkpoints,
-                        base_seed=_SEED.value, game_index=code, runs=1, first_run=r,
+                        base_seed=_RUNNER.seed.value, game_index=code, runs=1, first_run=r,
                         gamma_schedule=schedule)
     results = experiments.run_jobs(
-        experiments.curves_job, jobs, results_dir=_RESULTS_DIR.value, workers=_WORKERS.value,
-        backend=_BACKEND.value, desc="fig3 long")
+        experiments.curves_job, jobs, results_dir=_RUNNER.results_dir.value,
+        **_RUNNER.run_jobs_kwargs(), desc="fig3 long")
 
     rows = []
     for code in codes:
@@ -165,8 +161,7 @@ def main(argv):
     elapsed = time.time() - start
     experiments.write_params(_OUT.value + ".json",
                              dict(params, floors={str(c): f for c, f in floors.items()}),
-                             wall_seconds=round(elapsed, 1),
-                             workers=_WORKERS.value or os.cpu_count(), backend=_BACKEND.value)
+                             wall_seconds=round(elapsed, 1), **_RUNNER.execution())
     for r in rows:
         if r["t"] == checkpoints[-1]:
             print(f"{r['code']} {r['method']:6s} {r['schedule']:10s} e1 at t={r['t']}: "

@@ -4,6 +4,10 @@ Examples:
   python scripts/match.py --game="goofspiel(num_cards=5,imp_info=False)" \
       --bot_a="smmcts(selector=exp3,gamma=0.1,iterations=2000)" --bot_b="mcts(iterations=2000)"
   python scripts/match.py --round_robin="smmcts(selector=rm);smmcts(selector=ucb);random"
+  python scripts/match.py --game=phantom_ttt --bot_a=belief_sampler \
+      --bot_b="ismcts(simulations=100)"
+
+Bot specs: see smmcts_spiel/bot_specs.py and docs/bots_and_matches.md.
 """
 
 import pyspiel
@@ -13,9 +17,9 @@ import smmcts_spiel  # noqa: F401  (registers the smmcts_* games)
 from smmcts_spiel import match
 
 _GAME = flags.DEFINE_string("game", "goofspiel(num_cards=5,imp_info=False)",
-                            "Any pyspiel.load_game string (two-player zero-sum).")
+                            "Any pyspiel.load_game string (two-player zero-sum or constant-sum).")
 _BOT_A = flags.DEFINE_string("bot_a", "smmcts(selector=rm,iterations=1000)",
-                             "Spec of the first bot (see smmcts_spiel.match).")
+                             "Spec of the first bot (see smmcts_spiel.bot_specs).")
 _BOT_B = flags.DEFINE_string("bot_b", "random", "Spec of the second bot.")
 _ROUND_ROBIN = flags.DEFINE_string(
     "round_robin", None,

@@ -12,7 +12,9 @@ Writes into ``--results_dir``:
   olympiad.md     the table: rows = first player, columns = second player, cells = wins% /
                   losses% of the first player with 95% Wilson intervals;
   olympiad_compact.md  the same without intervals (the poster's layout).
-Finished pairs are appended to olympiad.csv as they complete, so an interrupted run resumes
+The games are played by the shared match runner (:func:`smmcts_spiel.match.play_games`,
+bots from spec strings) as resumable jobs (:func:`smmcts_spiel.experiments.run_jobs`):
+finished chunks of games are kept in ``results_dir/games/``, so an interrupted run resumes
 where it stopped. Trained trees are cached in ``--trees_dir`` (large: do not commit them).
 
   .venv/bin/python scripts/olympiad.py --results_dir=data/olympiad
@@ -22,19 +24,16 @@ from __future__ import annotations
 
 import csv
 import json
-import multiprocessing
 import os
+import re
 import time
 
 import numpy as np
 import pyspiel
 from absl import app, flags
-from open_spiel.python.algorithms import evaluate_bots
 from scipy import stats
-from tqdm import tqdm
 
-from smmcts_spiel.bots import BeliefSamplerBot, MMCTSBot
-from smmcts_spiel.bots.belief_sampler import ismcts_bot
+from smmcts_spiel import experiments, match
 from smmcts_spiel.search import mmcts
 from smmcts_spiel.search.mmcts_phantom_ttt import PhantomTTTMultipleTreeSearch
 
@@ -59,9 +58,6 @@ flags.DEFINE_string("results_dir", "data/olympiad", "Where the CSV/markdown/para
 flags.DEFINE_string("trees_dir", None, "Cache of trained trees (default: results_dir/trees).")
 flags.register_validator("gamma", lambda g: 0 < g <= 1, "gamma must be in (0, 1]")
 
-_SEARCHES: dict[int, PhantomTTTMultipleTreeSearch] = {}  # iterations -> snapshot
-_BOTS: dict[str, tuple] = {}  # name -> (kind, arguments)
-
 
 def parse_count(text: str) -> int:
     """``"500K"`` -> 500000, ``"5M"`` -> 5000000."""
@@ -81,59 +77,40 @@ def short_count(n: int) -> str:
     return str(n)
 
 
-def bot_specs() -> dict[str, tuple]:
-    """Bot name -> (kind, arguments), in table order."""
+def snapshot_path(trees_dir: str, iterations: int) -> str:
+    """Where the MMCTS snapshot after ``iterations`` is cached (a bot-spec-safe name)."""
+    game = re.sub(r"[^A-Za-z0-9_.-]", "_", FLAGS.game)
+    return os.path.join(trees_dir, f"mmcts_{game}_gamma{FLAGS.gamma}_seed{FLAGS.seed}_"
+                                   f"{iterations}.npz")
+
+
+def olympiad_bots(trees_dir: str) -> dict[str, str]:
+    """Bot name -> bot spec (:mod:`smmcts_spiel.bot_specs`), in table order."""
     specs = {}
     for spec in FLAGS.mmcts:
         count, _, policy = spec.partition(":")
         policy = mmcts.check_final_strategy(policy or "empirical")
         iterations = parse_count(count)
-        specs[f"MMCTS-{short_count(iterations)}-{policy}"] = ("mmcts", iterations, policy)
+        specs[f"MMCTS-{short_count(iterations)}-{policy}"] = (
+            f"mmcts(file={snapshot_path(trees_dir, iterations)},final_strategy={policy})")
     for name in FLAGS.baselines:
         if name not in ("Random", "BeliefSampler", "ISMCTS"):
             raise ValueError(f"unknown baseline {name!r}: choose Random, BeliefSampler, ISMCTS")
         if name == "ISMCTS" and FLAGS.ismcts_simulations <= 0:
             continue
-        specs[name] = (name,)
+        specs[name] = {"Random": "random", "BeliefSampler": "belief_sampler",
+                       "ISMCTS": f"ismcts(simulations={FLAGS.ismcts_simulations},"
+                                 f"uct_c={FLAGS.ismcts_uct_c})"}[name]
     return specs
 
 
-def make_bot(game, name: str, player: int, seed: int):
-    kind = _BOTS[name]
-    if kind[0] == "mmcts":
-        return MMCTSBot(game, player, training_iterations=0, search=_SEARCHES[kind[1]],
-                        final_strategy=kind[2], seed=seed)
-    if kind[0] == "Random":
-        return pyspiel.make_uniform_random_bot(player, seed)
-    if kind[0] == "BeliefSampler":
-        return BeliefSamplerBot(game, player, seed=seed)
-    return ismcts_bot(game, FLAGS.ismcts_simulations, seed=seed, uct_c=FLAGS.ismcts_uct_c)
-
-
-def play_chunk(task):
-    """Plays games ``start..stop`` of one ordered pair; returns first-player W/D/L."""
-    first, second, pair_index, start, stop = task
-    game = pyspiel.load_game(FLAGS.game)
-    results = np.zeros(3, np.int64)
-    for g in range(start, stop):
-        seed = int(np.random.SeedSequence([FLAGS.seed, pair_index, g]).generate_state(1)[0])
-        seed %= 2**31 - 2  # pyspiel bots take 32-bit signed seeds
-        bots = [make_bot(game, first, 0, seed), make_bot(game, second, 1, seed + 1)]
-        returns = evaluate_bots.evaluate_bots(game.new_initial_state(), bots,
-                                              np.random.RandomState(seed))
-        results[0 if returns[0] > 0 else (1 if returns[0] == 0 else 2)] += 1
-    return first, second, results
-
-
-def train_snapshots(game, trees_dir: str, results_dir: str) -> None:
+def train_snapshots(game, budgets: list[int], trees_dir: str, results_dir: str) -> None:
     """Trains one MMCTS run, saving (or loading) a snapshot at each budget."""
-    budgets = sorted({kind[1] for kind in _BOTS.values() if kind[0] == "mmcts"})
     rows = []
     search = None
     elapsed = 0.0
-    for iterations in budgets:
-        path = os.path.join(trees_dir, f"mmcts_{FLAGS.game}_gamma{FLAGS.gamma}_seed"
-                                       f"{FLAGS.seed}_{iterations}.npz")
+    for iterations in sorted(budgets):
+        path = snapshot_path(trees_dir, iterations)
         meta = path + ".json"
         if os.path.exists(path) and os.path.exists(meta):
             search = PhantomTTTMultipleTreeSearch.load(path)
@@ -148,15 +125,15 @@ def train_snapshots(game, trees_dir: str, results_dir: str) -> None:
             search.save(path)
             with open(meta, "w") as f:
                 json.dump({"wall_seconds": elapsed}, f)
-        _SEARCHES[iterations] = PhantomTTTMultipleTreeSearch.load(path)
         rows.append({"iterations": iterations, "wall_seconds": round(elapsed, 1),
                      "nodes_player0": int(search.num_nodes[0]),
                      "nodes_player1": int(search.num_nodes[1]),
                      "training_x_win_rate": round(search.outcomes[0] / search.iterations, 4)})
-    with open(os.path.join(results_dir, "training.csv"), "w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
+    if rows:
+        with open(os.path.join(results_dir, "training.csv"), "w", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+            writer.writeheader()
+            writer.writerows(rows)
 
 
 def wilson(k: int, n: int) -> tuple[float, float]:
@@ -206,63 +183,57 @@ def write_markdown(path: str, names: list[str], rows: dict, intervals: bool = Tr
 
 
 def main(argv):
-    del argv
+    if len(argv) > 1:
+        raise app.UsageError(f"unexpected arguments: {argv[1:]}")
+    try:
+        run()
+    except ValueError as e:
+        raise app.UsageError(str(e)) from None
+
+
+def run() -> None:
     game = pyspiel.load_game(FLAGS.game)
+    match.check_match_game(game)
     results_dir = FLAGS.results_dir
     trees_dir = FLAGS.trees_dir or os.path.join(results_dir, "trees")
-    os.makedirs(results_dir, exist_ok=True)
-    os.makedirs(trees_dir, exist_ok=True)
-    params = {name: FLAGS[name].value for name in (
+    experiments.check_params(results_dir, {name: FLAGS[name].value for name in (
         "game", "num_games", "ismcts_num_games", "mmcts", "gamma", "ismcts_simulations",
-        "ismcts_uct_c", "baselines", "seed")}
-    params_path = os.path.join(results_dir, "params.json")
-    csv_path = os.path.join(results_dir, "olympiad.csv")
-    if os.path.exists(params_path):
-        with open(params_path) as f:
-            if json.load(f) != params and os.path.exists(csv_path):
-                raise ValueError(f"{results_dir} holds results of a run with other flags "
-                                 f"({params_path}); use another --results_dir")
-    with open(params_path, "w") as f:
-        json.dump(params, f, indent=2)
-    _BOTS.update(bot_specs())
-    names = list(_BOTS)
-    train_snapshots(game, trees_dir, results_dir)
+        "ismcts_uct_c", "baselines", "seed")})
+    os.makedirs(trees_dir, exist_ok=True)
+    bots = olympiad_bots(trees_dir)
+    names = list(bots)
+    train_snapshots(game, sorted({parse_count(s.partition(":")[0]) for s in FLAGS.mmcts}),
+                    trees_dir, results_dir)
 
-    rows = {}
-    if os.path.exists(csv_path):
-        with open(csv_path) as f:
-            for r in csv.DictReader(f):
-                rows[(r["first"], r["second"])] = {k: (v if k in ("first", "second") else
-                                                       float(v)) for k, v in r.items()}
-                rows[(r["first"], r["second"])]["games"] = int(float(r["games"]))
-    tasks, pending = [], {}
+    # One job per chunk of games of an ordered pair; the runner keeps finished chunks.
+    jobs, chunks = {}, {}
     for pair_index, (first, second) in enumerate((a, b) for a in names for b in names):
-        if (first, second) in rows:
-            continue
         n = FLAGS.num_games
         if "ISMCTS" in (first, second) and FLAGS.ismcts_num_games:
             n = FLAGS.ismcts_num_games
-        pending[(first, second)] = [np.zeros(3, np.int64), n]
-        tasks += [(first, second, pair_index, s, min(s + FLAGS.chunk, n))
-                  for s in range(0, n, FLAGS.chunk)]
-    # Slow (ISMCTS) tasks first, so the workers finish together.
-    tasks.sort(key=lambda t: "ISMCTS" not in t[:2])
-    new_file = not os.path.exists(csv_path)
-    with open(csv_path, "a", newline="") as f, \
-            multiprocessing.get_context("fork").Pool(FLAGS.num_workers) as pool:
+        keys = [f"pair{pair_index}_games{s}-{min(s + FLAGS.chunk, n)}"
+                for s in range(0, n, FLAGS.chunk)]
+        chunks[(first, second)] = keys
+        for key, s in zip(keys, range(0, n, FLAGS.chunk)):
+            jobs[key] = {"game": FLAGS.game, "first": bots[first], "second": bots[second],
+                         "base_seed": FLAGS.seed, "pair_index": pair_index, "start": s,
+                         "stop": min(s + FLAGS.chunk, n)}
+    # Slow (ISMCTS) jobs first, so the workers finish together.
+    slow = {key for (a, b), keys in chunks.items() if "ISMCTS" in (a, b) for key in keys}
+    jobs = {key: jobs[key] for key in sorted(jobs, key=lambda k: k not in slow)}
+    results = experiments.run_jobs(match.play_games, jobs,
+                                   results_dir=os.path.join(results_dir, "games"),
+                                   workers=FLAGS.num_workers, desc="chunks of games")
+    rows = {}
+    for pair, keys in chunks.items():
+        first_returns = np.concatenate([results[key]["returns"][:, 0] for key in keys])
+        wdl = np.array([(first_returns > 0).sum(), (first_returns == 0).sum(),
+                        (first_returns < 0).sum()], np.int64)
+        rows[pair] = pair_row(*pair, wdl)
+    with open(os.path.join(results_dir, "olympiad.csv"), "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=FIELDS)
-        if new_file:
-            writer.writeheader()
-        with tqdm(total=sum(t[4] - t[3] for t in tasks), desc="games", unit="game") as bar:
-            for first, second, wdl in pool.imap_unordered(play_chunk, tasks):
-                acc = pending[(first, second)]
-                acc[0] += wdl
-                bar.update(int(wdl.sum()))
-                if acc[0].sum() == acc[1]:
-                    rows[(first, second)] = pair_row(first, second, acc[0])
-                    writer.writerow(rows[(first, second)])
-                    f.flush()
-                    write_markdown(os.path.join(results_dir, "olympiad.md"), names, rows)
+        writer.writeheader()
+        writer.writerows(rows.values())
     write_markdown(os.path.join(results_dir, "olympiad.md"), names, rows)
     write_markdown(os.path.join(results_dir, "olympiad_compact.md"), names, rows, False)
     print(open(os.path.join(results_dir, "olympiad.md")).read())

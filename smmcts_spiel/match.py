@@ -1,117 +1,62 @@
-"""Matches between bots given as spec strings, with seats alternated and a results table.
+"""Matches between bots given as spec strings (:mod:`smmcts_spiel.bot_specs`), for any
+two-player zero-sum or constant-sum game, perfect or imperfect information.
 
-A bot spec uses OpenSpiel's game-string syntax, e.g.::
-
-    smmcts(selector=exp3,gamma=0.1,iterations=5000)   our SMMCTSBot
-    mcts(iterations=1000,uct_c=2)                     OpenSpiel's Python MCTSBot
-    random                                            uniform random (seeded)
-    cpp(bot=uniform_random,...)                       any bot in pyspiel.registered_bots()
-
-OpenSpiel's MCTSBot only plays sequential games; on a simultaneous game it searches the
-``convert_to_turn_based`` game, and as the second mover it adds up its visit counts over
-the first mover's possible actions, so neither seat sees the other's choice.
+Every game is played by fresh bots from one seed, so games are independent and can be
+spread over workers: game ``g`` of the ordered pair number ``p`` (first bot in seat 0)
+uses ``seed = game_seed(base_seed, p, g)``; the first bot is seeded with ``seed``, the
+second with ``seed + 1``, chance with ``numpy.random.RandomState(seed)``.
+:func:`play_games` plays a range of such games (a job for
+:func:`smmcts_spiel.experiments.run_jobs`); :func:`play_match` alternates the seats.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
-import random
+import time
 from dataclasses import dataclass
 
 import numpy as np
 import pyspiel
-from open_spiel.python.algorithms import mcts
 from open_spiel.python.algorithms.evaluate_bots import evaluate_bots
 from tqdm.auto import tqdm
 
 from smmcts_spiel import checks
-from smmcts_spiel.bots.smmcts_bot import SMMCTSBot
-
-BOT_KINDS = ("smmcts", "mcts", "random", "cpp")
-_SMMCTS_PARAMS = ("selector", "gamma", "c", "iterations", "time_limit", "final_strategy")
-_MCTS_PARAMS = ("iterations", "uct_c", "rollouts")
+from smmcts_spiel.bot_specs import make_bot, parse_bot_spec
 
 
-def parse_bot_spec(spec: str) -> dict:
-    """``"smmcts(selector=rm,iterations=500)"`` -> ``{"name": "smmcts", ...}``."""
-    try:
-        params = dict(pyspiel.game_parameters_from_string(spec.strip()))
-    except pyspiel.SpielError as e:
-        raise ValueError(f"malformed bot spec {spec!r}: {e}. Expected name or "
-                         "name(key=value,...), e.g. smmcts(selector=rm,iterations=1000)") from None
-    if params.get("name") not in BOT_KINDS:
-        raise ValueError(f"unknown bot {params.get('name')!r} in spec {spec!r}; "
-                         f"known bots: {', '.join(BOT_KINDS)}")
-    return params
+def game_seed(base_seed: int, pair_index: int, game_index: int) -> int:
+    """The seed of one game: a 31-bit int (pyspiel bots take 32-bit signed seeds)."""
+    state = np.random.SeedSequence([base_seed, pair_index, game_index]).generate_state(1)[0]
+    return int(state) % (2**31 - 2)
 
 
-def make_bot(spec: str, game: pyspiel.Game, player_id: int, seed: int) -> pyspiel.Bot:
-    """A fresh, seeded bot for ``player_id`` from a spec string."""
-    params = parse_bot_spec(spec)
-    kind = params.pop("name")
-    if kind == "smmcts":
-        _check_keys(spec, params, _SMMCTS_PARAMS)
-        return SMMCTSBot(game, player_id, seed=seed, **params)
-    if kind == "random":
-        _check_keys(spec, params, ())
-        return pyspiel.make_uniform_random_bot(player_id, seed)
-    if kind == "mcts":
-        _check_keys(spec, params, _MCTS_PARAMS)
-        return TurnBasedMCTSBot(game, player_id, seed=seed, **params)
-    name = params.pop("bot", None)
-    if name not in pyspiel.registered_bots():
-        raise ValueError(f"cpp bot spec {spec!r} needs bot=<one of "
-                         f"{', '.join(pyspiel.registered_bots())}>")
-    return pyspiel.load_bot(name, game, player_id, params)
+def check_match_game(game: pyspiel.Game) -> None:
+    """Matches need two players whose utilities sum to a constant."""
+    checks.check_game(game, "a match", perfect_information=False)
 
 
-def _check_keys(spec: str, params: dict, allowed) -> None:
-    unknown = sorted(set(params) - set(allowed))
-    if unknown:
-        raise ValueError(f"unknown parameter(s) {', '.join(unknown)} in bot spec {spec!r}; "
-                         f"allowed: {', '.join(allowed) or 'none'}")
+def play_game(game: pyspiel.Game, first: str, second: str, seed: int) -> np.ndarray:
+    """One game, ``first`` in seat 0 (seeded ``seed``), ``second`` in seat 1 (``seed + 1``)."""
+    bots = [make_bot(first, game, 0, seed), make_bot(second, game, 1, seed + 1)]
+    return np.asarray(evaluate_bots(game.new_initial_state(), bots,
+                                    np.random.RandomState(seed)), dtype=float)
 
 
-class TurnBasedMCTSBot(pyspiel.Bot):
-    """OpenSpiel's Python MCTSBot, made able to play simultaneous-move games fairly.
+def play_games(game: str, first: str, second: str, base_seed: int, pair_index: int,
+               start: int, stop: int) -> dict[str, np.ndarray]:
+    """Games ``start..stop-1`` of one ordered pair: ``returns`` (games x 2) and ``seconds``.
 
-    Sequential games are played directly. At a simultaneous node the bot searches the
-    turn-based conversion from the start of the round; player 0 plays the most visited
-    action, player 1 the action with most visits summed over player 0's moves.
+    Takes only plain arguments, so it runs as a job on a process pool or Ray.
     """
-
-    def __init__(self, game: pyspiel.Game, player_id: int, iterations: int = 1000,
-                 uct_c: float = 2.0, rollouts: int = 1, seed: int | None = None):
-        super().__init__()
-        if not isinstance(iterations, int) or iterations < 1:
-            raise ValueError(f"iterations must be a positive integer, got {iterations!r}")
-        self._game = game
-        self._simultaneous = game.get_type().dynamics == pyspiel.GameType.Dynamics.SIMULTANEOUS
-        self._search_game = pyspiel.convert_to_turn_based(game) if self._simultaneous else game
-        rng = np.random.RandomState(seed)
-        evaluator = mcts.RandomRolloutEvaluator(n_rollouts=rollouts, random_state=rng)
-        self._mcts = mcts.MCTSBot(self._search_game, uct_c, iterations, evaluator,
-                                  solve=False, random_state=rng)
-        self.player_id = player_id
-
-    def restart_at(self, state) -> None:
-        pass
-
-    def step(self, state: pyspiel.State) -> int:
-        if not self._simultaneous:
-            return self._mcts.step(state)
-        turn_based = self._search_game.new_initial_state()
-        for action in state.history():
-            turn_based.apply_action(action)
-        root = self._mcts.mcts_search(turn_based)
-        if self.player_id == 0:
-            return root.best_child().action
-        visits: dict[int, int] = {}
-        for first in root.children:
-            for second in first.children:
-                visits[second.action] = visits.get(second.action, 0) + second.explore_count
-        return max(visits, key=visits.get)
+    loaded = pyspiel.load_game(game)
+    returns, seconds = [], []
+    for g in range(start, stop):
+        begin = time.perf_counter()
+        returns.append(play_game(loaded, first, second, game_seed(base_seed, pair_index, g)))
+        seconds.append(time.perf_counter() - begin)
+    return {"returns": np.array(returns, dtype=float).reshape(-1, 2),
+            "seconds": np.array(seconds)}
 
 
 @dataclass
@@ -120,7 +65,7 @@ class MatchResult:
 
     bot_a: str
     bot_b: str
-    returns: list  # bot A's return in each game
+    returns: list  # bot A's return in each game, relative to the game's zero point
 
     @property
     def games(self) -> int:
@@ -157,25 +102,22 @@ def play_match(game: pyspiel.Game, bot_a: str, bot_b: str, num_games: int, seed:
                progress: bool = True) -> MatchResult:
     """``num_games`` games of A against B, A taking seat 0 in even games and seat 1 in odd.
 
-    Returns are relative to the game's zero point, so for a constant-sum game A's
-    "return" is its utility minus half the utility sum.
+    Game ``k`` is game ``k`` of the ordered pair (A, B) (pair index 0) when ``k`` is even,
+    of (B, A) (pair index 1) when odd. Returns are relative to the game's zero point, so for
+    a constant-sum game A's "return" is its utility minus half the utility sum.
     """
-    checks.check_game(game, "a match")
-    if num_games < 1:
-        raise ValueError(f"num_games must be >= 1, got {num_games}")
-    rng = random.Random(seed)
-    seeds = [rng.getrandbits(31) for _ in range(4)]
-    bots_a = [make_bot(bot_a, game, p, seeds[p]) for p in (0, 1)]
-    bots_b = [make_bot(bot_b, game, p, seeds[2 + p]) for p in (0, 1)]
+    check_match_game(game)
+    checks.check_count(num_games, "num_games", minimum=1)
+    for spec in (bot_a, bot_b):
+        parse_bot_spec(spec)
     half_sum = game.utility_sum() / 2
-    chance_rng = np.random.RandomState(rng.getrandbits(31))
     returns = []
     for k in tqdm(range(num_games), desc=f"{bot_a} vs {bot_b}", disable=not progress,
                   leave=False):
         seat_a = k % 2
-        bots = [bots_a[0], bots_b[1]] if seat_a == 0 else [bots_b[0], bots_a[1]]
-        result = evaluate_bots(game.new_initial_state(), bots, chance_rng)
-        returns.append(result[seat_a] - half_sum)
+        first, second = (bot_a, bot_b) if seat_a == 0 else (bot_b, bot_a)
+        result = play_game(game, first, second, game_seed(seed, seat_a, k))
+        returns.append(float(result[seat_a] - half_sum))
     return MatchResult(bot_a, bot_b, returns)
 
 

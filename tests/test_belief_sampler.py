@@ -6,7 +6,8 @@ import pytest
 from open_spiel.python.algorithms import evaluate_bots, minimax
 
 from smmcts_spiel.bots import BeliefSamplerBot
-from smmcts_spiel.bots.belief_sampler import WorldResampler, ismcts_bot, sample_board
+from smmcts_spiel.bots.belief_sampler import WorldResampler, sample_board
+from smmcts_spiel.bots.openspiel_bots import ismcts_bot
 from smmcts_spiel.exact import tic_tac_toe
 from smmcts_spiel.games import phantom_ttt_rules
 

@@ -2,66 +2,105 @@
 
 import subprocess
 import sys
+import time
 from pathlib import Path
 
+import numpy as np
 import pyspiel
 import pytest
 
-from smmcts_spiel import match
-from smmcts_spiel.bots import SMMCTSBot
+from smmcts_spiel import bot_specs, match
+from smmcts_spiel.bots import BeliefSamplerBot, MMCTSBot, SMMCTSBot
+from smmcts_spiel.bots.openspiel_bots import PhantomTTTISMCTSBot, TurnBasedMCTSBot
+from smmcts_spiel.search.mmcts_phantom_ttt import PhantomTTTMultipleTreeSearch
 
 ROOT = Path(__file__).resolve().parents[1]
 GOOFSPIEL = pyspiel.load_game("goofspiel(num_cards=3,imp_info=False,points_order=descending)")
+PHANTOM = pyspiel.load_game("phantom_ttt")
 
 
 def test_spec_parsing_uses_openspiel_syntax():
-    assert match.parse_bot_spec("smmcts(selector=exp3,gamma=0.1,iterations=5000)") == {
+    assert bot_specs.parse_bot_spec("smmcts(selector=exp3,gamma=0.1,iterations=5000)") == {
         "name": "smmcts", "selector": "exp3", "gamma": 0.1, "iterations": 5000}
-    assert match.parse_bot_spec(" random ") == {"name": "random"}
+    assert bot_specs.parse_bot_spec(" random ") == {"name": "random"}
+    # Integers are accepted where a float is expected.
+    assert bot_specs.parse_bot_spec("mcts(uct_c=2)")["uct_c"] == 2.0
 
 
 @pytest.mark.parametrize("spec, message", [
     ("smmcts(selector=rm", "malformed bot spec"),
     ("alphazero", "unknown bot"),
     ("smmcts(depth=3)", "unknown parameter"),
+    ("mcts(iterations=1.5)", "must be an integer"),
+    ("mcts(engine=java)", "engine must be one of"),
+    ("mcts(time_limit=-1)", "time_limit must be a positive"),
     ("cpp(bot=nope)", "needs bot="),
     ("smmcts(selector=cfr)", "unknown selector"),
+    ("mmcts(file=/no/such/tree.npz)", "no such file"),
+    ("belief_sampler", "Belief Sampler knows classical Phantom"),
 ])
 def test_bad_specs_are_named(spec, message):
     with pytest.raises(ValueError, match=message):
-        match.make_bot(spec, GOOFSPIEL, 0, seed=0)
+        bot_specs.make_bot(spec, GOOFSPIEL, 0, seed=0)
 
 
-def test_make_bot_builds_each_kind():
-    assert isinstance(match.make_bot("smmcts(selector=ucb,c=2.0)", GOOFSPIEL, 1, 0), SMMCTSBot)
-    assert isinstance(match.make_bot("mcts(iterations=10)", GOOFSPIEL, 0, 0),
-                      match.TurnBasedMCTSBot)
-    assert isinstance(match.make_bot("random", GOOFSPIEL, 0, 0), pyspiel.Bot)
-    assert isinstance(match.make_bot("cpp(bot=uniform_random,seed=3)", GOOFSPIEL, 0, 0),
-                      pyspiel.Bot)
+def test_make_bot_builds_each_kind(tmp_path):
+    make = bot_specs.make_bot
+    assert isinstance(make("smmcts(selector=ucb,c=2.0)", GOOFSPIEL, 1, 0), SMMCTSBot)
+    assert isinstance(make("mcts(iterations=10)", GOOFSPIEL, 0, 0), TurnBasedMCTSBot)
+    assert isinstance(make("mcts(time_limit=0.01,engine=cpp)", GOOFSPIEL, 0, 0),
+                      TurnBasedMCTSBot)
+    assert isinstance(make("random", GOOFSPIEL, 0, 0), pyspiel.Bot)
+    assert isinstance(make("cpp(bot=uniform_random,seed=3)", GOOFSPIEL, 0, 0), pyspiel.Bot)
+    assert isinstance(make("mmcts(training_iterations=50)", PHANTOM, 0, 0), MMCTSBot)
+    assert isinstance(make("belief_sampler", PHANTOM, 0, 0), BeliefSamplerBot)
+    assert isinstance(make("ismcts(simulations=5)", PHANTOM, 1, 0), PhantomTTTISMCTSBot)
+    search = PhantomTTTMultipleTreeSearch(PHANTOM, 0.1, 0)
+    search.train(200)
+    path = str(tmp_path / "tree.npz")
+    search.save(path)
+    bots = [make(f"mmcts(file={path},final_strategy=exp3_no_exploration)", PHANTOM, p, 0)
+            for p in (0, 1)]
+    assert bots[0].search is bots[1].search  # loaded once, shared by the read-only bots
+    assert bots[0].search.iterations == 200
 
 
-def test_match_alternates_seats_and_is_reproducible():
-    a = match.play_match(GOOFSPIEL, "smmcts(iterations=200)", "random", 6, seed=4,
-                         progress=False)
-    b = match.play_match(GOOFSPIEL, "smmcts(iterations=200)", "random", 6, seed=4,
-                         progress=False)
-    assert a.returns == b.returns and a.games == 6
-    assert a.wins + a.draws + a.losses == 6
+@pytest.mark.parametrize("spec, rival", [
+    ("belief_sampler", "ismcts(simulations=5)"),
+    ("mmcts(training_iterations=100)", "random"),
+    ("mcts(iterations=20)", "mcts(iterations=20,engine=cpp)"),
+    ("smmcts(iterations=20)", "random"),
+])
+def test_one_runner_plays_every_bot(spec, rival):
+    game = PHANTOM if spec in ("belief_sampler", "mmcts(training_iterations=100)") else GOOFSPIEL
+    returns = match.play_games(str(game), spec, rival, base_seed=3, pair_index=0, start=0,
+                               stop=2)["returns"]
+    assert returns.shape == (2, 2) and np.all(returns.sum(axis=1) == game.utility_sum())
+    again = match.play_games(str(game), spec, rival, base_seed=3, pair_index=0, start=1,
+                             stop=2)["returns"]
+    assert np.array_equal(again, returns[1:])  # a game depends on its indices only
 
 
-def test_a_bot_against_itself_is_even_in_matching_pennies():
-    game = pyspiel.load_game("matrix_mp")
-    result = match.play_match(game, "smmcts(iterations=300)", "smmcts(iterations=300)", 400,
-                              seed=1, progress=False)
-    assert abs(result.mean) < result.ci95 + 0.05
+@pytest.mark.parametrize("engine", ["python", "cpp"])
+def test_openspiel_mcts_plays_forced_moves_without_searching(engine):
+    game = pyspiel.load_game("oshi_zumo(coins=2,size=3)")
+    for player in (0, 1):
+        state = game.new_initial_state()
+        state.apply_actions([2, 0] if player == 0 else [0, 2])  # the player is out of coins
+        assert not state.is_terminal() and state.legal_actions(player) == [0]
+        # A search of ten million simulations would take minutes: the forced move takes none.
+        bot = TurnBasedMCTSBot(game, player, iterations=10**7, engine=engine, seed=0)
+        start = time.perf_counter()
+        assert bot.step(state) == 0
+        assert time.perf_counter() - start < 5
 
 
-def test_openspiel_mcts_plays_simultaneous_games_without_seeing_the_other_move():
+@pytest.mark.parametrize("engine", ["python", "cpp"])
+def test_openspiel_mcts_plays_simultaneous_games_without_seeing_the_other_move(engine):
     # In matching pennies a bot that saw its opponent's move would win every game as player 1.
     game = pyspiel.load_game("matrix_mp")
-    result = match.play_match(game, "random", "mcts(iterations=50)", 200, seed=2,
-                              progress=False)
+    result = match.play_match(game, "random", f"mcts(iterations=50,engine={engine})", 200,
+                              seed=2, progress=False)
     assert abs(result.mean) < 0.25
 
 
@@ -97,6 +136,14 @@ def test_match_script_refuses_a_general_sum_game():
                            "--game=matrix_pd", "--num_games=1"], capture_output=True, text=True)
     assert proc.returncode != 0 and "zero-sum" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_match_script_plays_phantom_tic_tac_toe():
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "match.py"), "--game=phantom_ttt",
+         "--bot_a=belief_sampler", "--bot_b=ismcts(simulations=5)", "--num_games=2"],
+        capture_output=True, text=True, check=True)
+    assert "belief_sampler" in proc.stdout and "mean return A" in proc.stdout
 
 
 def test_match_script_prints_the_table():

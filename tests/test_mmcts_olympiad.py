@@ -44,4 +44,4 @@ def test_olympiad_writes_every_ordered_pair_and_resumes(tmp_path):
     assert (tmp_path / "olympiad.csv").read_text() == before
     # Other flags in the same directory would mix results: refused.
     other = run_olympiad(tmp_path, "--gamma=0.2")
-    assert other.returncode != 0 and "another --results_dir" in other.stderr
+    assert other.returncode != 0 and "new --results_dir" in other.stderr

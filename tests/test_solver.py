@@ -62,10 +62,11 @@ def test_equilibrium_policy_has_zero_nash_conv_in_openspiel(name):
     GOOFSPIEL.format(cards=4, order="random", extra=""),
     GOOFSPIEL.format(cards=4, order="random", extra=",returns_type=point_difference"),
     GOOFSPIEL.format(cards=4, order="ascending", extra=",egocentric=True"),
+    "oshi_zumo(coins=3,size=1,horizon=6)",  # 0-0 bids repeat positions: the move number counts
 ])
-def test_goofspiel_transposition_key_gives_the_value_of_every_state(name):
-    # Goofspiel is symmetric, so the root value is 0 whatever the key does; the subgames
-    # below it are not, and keyed and unkeyed solves must agree on every one of them.
+def test_transposition_key_gives_the_value_of_every_state(name):
+    # Goofspiel and Oshi-Zumo are symmetric, so the root value is 0 whatever the key does; the
+    # subgames below it are not, and keyed and unkeyed solves must agree on every one of them.
     game = pyspiel.load_game(name)
     keyed = solver.solve(game)
     unkeyed = solver.solve(game, use_transpositions=False)

@@ -12,10 +12,10 @@ Two entry points:
 * pyspiel games: :func:`game_value`, :func:`solve`.
 
 Transpositions (the same position reached by different histories, e.g. Goofspiel's
-hands, prize cards and score) are solved once when the state has a
-``transposition_key()`` method or the game is in :data:`TRANSPOSITION_KEYS`. This is what
-makes Goofspiel with 6 cards solvable in seconds where the sequence-form LP on the
-turn-based conversion cannot even build its matrices.
+hands, prize cards and score; Oshi-Zumo's coins, wrestler and move number) are solved once
+when the state has a ``transposition_key()`` method or the game is in
+:data:`TRANSPOSITION_KEYS`. This is what makes Goofspiel with 6 cards solvable in seconds
+where the sequence-form LP on the turn-based conversion cannot even build its matrices.
 
 Values are player 1's (pyspiel player 0's) utility; in constant-sum games player 2's is
 ``utility_sum - value``.
@@ -158,6 +158,24 @@ def _goofspiel_key(game: pyspiel.Game) -> Callable[[pyspiel.State], Hashable]:
 
 
 TRANSPOSITION_KEYS["goofspiel"] = _goofspiel_key
+
+
+def _oshi_zumo_key(game: pyspiel.Game) -> Callable[[pyspiel.State], Hashable]:
+    """OpenSpiel's C++ oshi_zumo: both players' coins, the wrestler's position, and the
+    number of moves played (the game stops at ``horizon`` moves, and since both players may
+    bid 0 a position can recur at any move number).
+
+    The observation string is the whole position (``Coins: 8 9, Field: #....W..#``).
+    """
+    del game
+
+    def key(state: pyspiel.State) -> Hashable:
+        return state.observation_string(0), state.move_number()
+
+    return key
+
+
+TRANSPOSITION_KEYS["oshi_zumo"] = _oshi_zumo_key
 
 
 @dataclass(frozen=True)

@@ -10,14 +10,12 @@ from __future__ import annotations
 
 import functools
 
-from smmcts_spiel.games.phantom_ttt_rules import LINES
-
-_LINES = [tuple(line) for line in LINES.tolist()]
+from smmcts_spiel.games.phantom_ttt_rules import WINNING_LINES
 
 
 def winner(board: tuple[int, ...]) -> int:
     """The mark (1 or 2) that holds a line, or 0."""
-    for a, b, c in _LINES:
+    for a, b, c in WINNING_LINES:
         if board[a] and board[a] == board[b] == board[c]:
             return board[a]
     return 0

@@ -1,0 +1,118 @@
+"""Bot spec strings: every bot we ship, named in OpenSpiel's game-string syntax.
+
+A spec is ``name`` or ``name(key=value,...)``; :func:`make_bot` builds a fresh, seeded
+``pyspiel.Bot`` from it for one seat of a game::
+
+    smmcts(selector=rm,gamma=0.05,time_limit=0.1)   our SMMCTSBot (SM-MCTS)
+    mmcts(training_iterations=100000,gamma=0.1)     MMCTSBot, trained when built
+    mmcts(file=trees/x.npz,final_strategy=empirical)  MMCTSBot on a saved Phantom TTT search
+    belief_sampler                                  the Belief Sampler (Phantom TTT)
+    ismcts(simulations=100,uct_c=2)                 OpenSpiel's ISMCTSBot (Phantom TTT)
+    mcts(time_limit=0.1,engine=cpp)                 OpenSpiel's MCTSBot, Python or C++
+    random                                          uniform random
+    cpp(bot=uniform_random,...)                     any bot in pyspiel.registered_bots()
+
+Budgets are per move: ``iterations`` and/or ``time_limit`` (seconds); giving only
+``time_limit`` searches by time alone.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pyspiel
+
+from smmcts_spiel.bots import BeliefSamplerBot, MMCTSBot, SMMCTSBot
+from smmcts_spiel.bots.openspiel_bots import TurnBasedMCTSBot, ismcts_bot
+from smmcts_spiel.search.mmcts_phantom_ttt import PhantomTTTMultipleTreeSearch
+
+#: Parameters (and their types) each kind of bot takes; ``cpp`` passes its own through.
+BOT_PARAMS: dict[str, dict[str, type]] = {
+    "smmcts": {"selector": str, "gamma": float, "c": float, "iterations": int,
+               "time_limit": float, "final_strategy": str},
+    "mmcts": {"training_iterations": int, "gamma": float, "iterations": int,
+              "final_strategy": str, "engine": str, "train_from": str, "file": str},
+    "belief_sampler": {},
+    "ismcts": {"simulations": int, "uct_c": float},
+    "mcts": {"iterations": int, "time_limit": float, "uct_c": float, "rollouts": int,
+             "engine": str},
+    "random": {},
+    "cpp": {},
+}
+BOT_KINDS = tuple(BOT_PARAMS)
+
+_LOADED_SEARCHES: dict[str, PhantomTTTMultipleTreeSearch] = {}  # file -> search (read-only)
+
+
+def parse_bot_spec(spec: str) -> dict:
+    """``"smmcts(selector=rm,iterations=500)"`` -> ``{"name": "smmcts", ...}``, checked."""
+    try:
+        params = dict(pyspiel.game_parameters_from_string(spec.strip()))
+    except pyspiel.SpielError as e:
+        raise ValueError(f"malformed bot spec {spec!r}: {e}. Expected name or "
+                         "name(key=value,...), e.g. smmcts(selector=rm,iterations=1000)") from None
+    kind = params.get("name")
+    if kind not in BOT_PARAMS:
+        raise ValueError(f"unknown bot {kind!r} in spec {spec!r}; "
+                         f"known bots: {', '.join(BOT_KINDS)}")
+    if kind == "cpp":
+        return params
+    allowed = BOT_PARAMS[kind]
+    for key, value in params.items():
+        if key == "name":
+            continue
+        if key not in allowed:
+            raise ValueError(f"unknown parameter {key!r} in bot spec {spec!r}; "
+                             f"{kind} takes: {', '.join(allowed) or 'no parameters'}")
+        wanted = allowed[key]
+        if wanted is float and isinstance(value, int) and not isinstance(value, bool):
+            params[key] = float(value)
+        elif not isinstance(value, wanted) or isinstance(value, bool):
+            raise ValueError(f"parameter {key}={value!r} in bot spec {spec!r} must be "
+                             f"{'an integer' if wanted is int else wanted.__name__}")
+    return params
+
+
+def make_bot(spec: str, game: pyspiel.Game, player_id: int, seed: int) -> pyspiel.Bot:
+    """A fresh bot for ``player_id`` from a spec string, seeded with ``seed``."""
+    params = parse_bot_spec(spec)
+    kind = params.pop("name")
+    if kind in ("smmcts", "mcts") and "time_limit" in params:
+        params.setdefault("iterations", None)  # time alone, unless both are given
+    if kind == "smmcts":
+        return SMMCTSBot(game, player_id, seed=seed, **params)
+    if kind == "mcts":
+        return TurnBasedMCTSBot(game, player_id, seed=seed, **params)
+    if kind == "mmcts":
+        return _mmcts_bot(game, player_id, seed, params)
+    if kind == "belief_sampler":
+        return BeliefSamplerBot(game, player_id, seed=seed)
+    if kind == "ismcts":
+        return ismcts_bot(game, params.get("simulations", 100), seed=seed,
+                          uct_c=params.get("uct_c", 2.0))
+    if kind == "random":
+        return pyspiel.make_uniform_random_bot(player_id, seed)
+    name = params.pop("bot", None)
+    if name not in pyspiel.registered_bots():
+        raise ValueError(f"cpp bot spec {spec!r} needs bot=<one of "
+                         f"{', '.join(pyspiel.registered_bots())}>")
+    return pyspiel.load_bot(name, game, player_id, params)
+
+
+def _mmcts_bot(game: pyspiel.Game, player_id: int, seed: int, params: dict) -> MMCTSBot:
+    """MMCTSBot; with ``file`` it plays a saved Phantom TTT search (loaded once per process
+    and shared by every bot that only reads it)."""
+    path = params.pop("file", None)
+    if path is None:
+        return MMCTSBot(game, player_id, seed=seed, **params)
+    if not os.path.isfile(path):
+        raise ValueError(f"mmcts(file={path}): no such file; give a search saved by "
+                         "PhantomTTTMultipleTreeSearch.save (scripts/olympiad.py caches them)")
+    params.setdefault("training_iterations", 0)
+    if params.get("training_iterations") or params.get("iterations"):
+        search = PhantomTTTMultipleTreeSearch.load(path)  # trained further: a private copy
+    else:
+        if path not in _LOADED_SEARCHES:
+            _LOADED_SEARCHES[path] = PhantomTTTMultipleTreeSearch.load(path)
+        search = _LOADED_SEARCHES[path]
+    return MMCTSBot(game, player_id, seed=seed, search=search, **params)
