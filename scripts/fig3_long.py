@@ -97,7 +97,7 @@ def plot(rows, floors, codes, path) -> None:
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=7, loc="lower left")
     axes[0][0].set_ylabel("Exploitability e1")
-    fig.suptitle(f"constant γ={_GAMMA.value:g} (solid), decreasing "
+    fig.suptitle(f"constant γ={_GAMMA.value:g} (solid), decreasing\n"
                  f"γ_t=min(1, {_DECREASING_GAMMA.value:g}/√t) per node (dotted); "
                  f"{_RUNS.value} runs", fontsize=10)
     fig.tight_layout()
