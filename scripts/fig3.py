@@ -151,14 +151,15 @@ def describe(root: trees.MatrixStage) -> str:
 
 def write_ranking(all_codes: np.ndarray, codes: np.ndarray, mean: np.ndarray, se: np.ndarray,
                   floors: np.ndarray, all_floors: np.ndarray | None,
-                  prescreen: np.ndarray | None) -> None:
+                  prescreen: np.ndarray | None, added: np.ndarray) -> None:
     """The --ranking_top worst games of each method (CSV + markdown), and where the games
     with the paper's floors rank.
 
     ``codes`` (sorted) are the games that got the paper's runs (all, or those the
     pre-screen kept), ``mean`` / ``se`` / ``floors`` their results; ``all_floors`` (or
     None: not computed) and ``prescreen`` (mean e1 of the pre-screen runs, or None) cover
-    ``all_codes``.
+    ``all_codes``. ``added`` are ranked games the pre-screen had dropped: their rank among
+    the ranked games is a lower bound of their rank among all.
     """
     methods = _METHODS.value
     runs = _CONFIRM_RUNS.value
@@ -194,7 +195,8 @@ def write_ranking(all_codes: np.ndarray, codes: np.ndarray, mean: np.ndarray, se
         return "`" + describe(trees.grid_game(int(code))).replace("\n", " / ") + "`"
 
     def row(m: int, k: int) -> str:
-        return (f"| {rank[m, k]} | {int(codes[k])} | {mean[m, k]:.4f} ± {se[m, k]:.4f} | "
+        bound = "≥ " if codes[k] in added else ""
+        return (f"| {bound}{rank[m, k]} | {int(codes[k])} | {mean[m, k]:.4f} ± {se[m, k]:.4f} | "
                 f"{floors[0, k]:.4f} | {floors[1, k]:.4f} | {game(codes[k])} |")
 
     header = ("| rank | code | mean e1 ± s.e. | floor (mixed eq.) | floor (best) | game |\n"
@@ -215,9 +217,13 @@ def write_ranking(all_codes: np.ndarray, codes: np.ndarray, mean: np.ndarray, se
                       for method in methods}
         lines += [f"Pre-screen: every class got the first {_PRESCREEN_RUNS.value} of its "
                   f"{runs} runs; the {_PRESCREEN_KEEP.value} worst of each method by that "
-                  f"mean were kept (union {len(codes)}) and got all {runs} runs (the same "
+                  f"mean were kept (union {len(codes) - len(added)}) and got all {runs} runs "
+                  "(the same "
                   "seeds as the full protocol, so their results are the full protocol's). "
-                  "The worst pre-screen rank among each method's top "
+                  + (f"The {len(added)} games with the paper's floors that it dropped got all "
+                     f"{runs} runs too (ranks marked ≥: among the ranked games only). "
+                     if len(added) else "")
+                  + "The worst pre-screen rank among each method's top "
                   f"{_RANKING_TOP.value}: " + ", ".join(
                       f"{method.upper()} {rank}" for method, rank in worst_kept.items()) + ".",
                   ""]
@@ -329,8 +335,23 @@ def main(argv):
     timings["search_seconds"] = round(time.time() - stage_start, 1)
     if _PROTOCOL.value == "paper":
         stage_start = time.time()
-        write_ranking(codes, finalists, mean3, se3, floors_of(finalists, "floors_ranked"),
-                      floors_of(codes, "floors") if _ALL_FLOORS.value else None, prescreen)
+        every = floors_of(codes, "floors") if _ALL_FLOORS.value else None
+        ranked, mean_r, se_r, added = finalists, mean3, se3, np.zeros(0, dtype=np.int64)
+        if every is not None and prescreen is not None:
+            # The games with the paper's floors that the pre-screen dropped get all runs too
+            # (the same seeds), so the ranking can say where they stand.
+            near = np.any([np.abs(every[0] - t) <= FLOOR_TOLERANCE for t in PAPER_FLOORS], 0)
+            added = np.setdiff1d(codes[near], finalists)
+            if added.size:
+                mean_x, se_x = screen(added, _CONFIRM_RUNS.value, _RUNNER.seed.value,
+                                      "paper_floor_games")
+                order = np.argsort(np.concatenate([finalists, added]))
+                ranked = np.concatenate([finalists, added])[order]
+                mean_r = np.concatenate([mean3, mean_x], axis=1)[:, order]
+                se_r = np.concatenate([se3, se_x], axis=1)[:, order]
+        floors = (every[:, np.searchsorted(codes, ranked)] if every is not None
+                  else floors_of(ranked, "floors_ranked"))
+        write_ranking(codes, ranked, mean_r, se_r, floors, every, prescreen, added)
         timings["floors_seconds"] = round(time.time() - stage_start, 1)
 
     games, ranking = {}, {}
