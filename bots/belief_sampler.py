@@ -42,13 +42,15 @@ class BeliefSamplerBot(pyspiel.Bot):
         pyspiel.Bot.__init__(self)
         _check_phantom_ttt(game)
         checks.check_player_id(player_id)
+        self._game = str(game)
         self._player = player_id
         self._rng = np.random.default_rng(seed)
 
     def restart_at(self, state: pyspiel.State) -> None:
-        pass
+        checks.check_state_game(state, self._game, "BeliefSamplerBot")
 
     def step(self, state: pyspiel.State) -> int:
+        checks.check_state_game(state, self._game, "BeliefSamplerBot")
         if state.current_player() != self._player:
             raise ValueError(f"it is player {state.current_player()}'s turn, this bot plays "
                              f"{self._player}")

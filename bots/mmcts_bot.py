@@ -69,12 +69,13 @@ class MMCTSBot(pyspiel.Bot):
         self.stats = {"moves": 0, "off_tree_moves": 0}
 
     def restart_at(self, state: pyspiel.State) -> None:
-        pass
+        checks.check_state_game(state, str(self.search.game), "MMCTSBot")
 
     def provides_policy(self) -> bool:
         return True
 
     def step_with_policy(self, state: pyspiel.State):
+        checks.check_state_game(state, str(self.search.game), "MMCTSBot")
         if state.current_player() != self._player:
             raise ValueError(f"it is player {state.current_player()}'s turn, this bot plays "
                              f"{self._player}")

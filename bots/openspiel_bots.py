@@ -51,6 +51,7 @@ class TurnBasedMCTSBot(pyspiel.Bot):
             raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
         self._simultaneous = game.get_type().dynamics == pyspiel.GameType.Dynamics.SIMULTANEOUS
         self._search_game = pyspiel.convert_to_turn_based(game) if self._simultaneous else game
+        self._game = str(game)
         self.player_id = player_id
         self.iterations = iterations
         self.time_limit = time_limit
@@ -70,9 +71,10 @@ class TurnBasedMCTSBot(pyspiel.Bot):
         self._engine = engine
 
     def restart_at(self, state) -> None:
-        pass
+        checks.check_state_game(state, self._game, "TurnBasedMCTSBot")
 
     def step(self, state: pyspiel.State) -> int:
+        checks.check_state_game(state, self._game, "TurnBasedMCTSBot")
         legal = state.legal_actions(self.player_id)
         if not legal:
             raise ValueError(f"TurnBasedMCTSBot (player {self.player_id}) has no move here")
@@ -115,10 +117,18 @@ class TurnBasedMCTSBot(pyspiel.Bot):
 
 class PhantomTTTISMCTSBot(ismcts.ISMCTSBot):
     """OpenSpiel's ISMCTSBot, made playable in ``evaluate_bots`` (it searches afresh at
-    every move, so there is nothing to restart)."""
+    every move, so there is nothing to restart); it refuses states of another game."""
+
+    def __init__(self, game: pyspiel.Game, *args, **kwargs):
+        super().__init__(game, *args, **kwargs)
+        self._game_string = str(game)
 
     def restart_at(self, state: pyspiel.State) -> None:
-        pass
+        checks.check_state_game(state, self._game_string, "PhantomTTTISMCTSBot")
+
+    def run_search(self, state: pyspiel.State):
+        checks.check_state_game(state, self._game_string, "PhantomTTTISMCTSBot")
+        return super().run_search(state)
 
 
 def ismcts_bot(game: pyspiel.Game, max_simulations: int, seed: int = 0,

@@ -7,7 +7,11 @@ import random
 import pyspiel
 
 from smmcts_spiel import checks
+from smmcts_spiel.games import kernels
+from smmcts_spiel.search.kernel_engine import KernelSMMCTS
 from smmcts_spiel.search.smmcts import SMMCTS, SearchPolicy
+
+ENGINES = ("auto", "kernel", "generic")
 
 
 class SMMCTSBot(pyspiel.Bot):
@@ -27,29 +31,53 @@ class SMMCTSBot(pyspiel.Bot):
       c: UCB exploration constant (rewards are scaled into [-1, 1]).
       iterations: search iterations per step (None: search by time_limit alone).
       time_limit: seconds per step; the search stops at whichever budget runs out first.
-      final_strategy: "empirical" frequencies (the paper's) or "average" strategy.
+      final_strategy: "empirical" frequencies (the paper's), "average" strategy,
+        "average_no_exploration" (the average without the selectors' gamma/|A|
+        exploration, GTLibrary's choice) or "most_visited" (play the most visited action).
       seed: seeds the search and the bot's own sampling; same seed, same game, same play.
-      evaluator: leaf evaluator with OpenSpiel's ``evaluate(state)`` interface (default:
-        one seeded random rollout).
+      evaluator: leaf evaluator: an object with OpenSpiel's ``evaluate(state)`` interface
+        (generic engine), or the name of a game kernel's compiled evaluator,
+        "random_rollout" or "heuristic" (kernel engine). Default: one seeded random rollout.
+      engine: "kernel" runs whole iterations compiled on the game's numba kernel
+        (:mod:`smmcts_spiel.games.kernels`; goofspiel, smmcts_goofspiel, oshi_zumo),
+        "generic" searches pyspiel states, "auto" (default) takes the kernel when the game
+        has one and no Python evaluator is given.
     """
 
     def __init__(self, game: pyspiel.Game, player_id: int, selector: str = "rm",
                  gamma: float = 0.05, c: float = 1.4, iterations: int | None = 1000,
                  time_limit: float | None = None, final_strategy: str = "empirical",
-                 seed: int | None = None, evaluator=None):
+                 seed: int | None = None, evaluator=None, engine: str = "auto"):
         super().__init__()
         checks.check_player_id(player_id)
         iterations, time_limit = checks.check_budget(iterations, time_limit)
+        if engine not in ENGINES:
+            raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
+        if engine == "auto":
+            wants_kernel = evaluator is None or isinstance(evaluator, str)
+            engine = "kernel" if wants_kernel and kernels.kernel_for(game) else "generic"
         self._rng = random.Random(seed)
-        self._search = SMMCTS(game, selector=selector, gamma=gamma, c=c,
-                              final_strategy=final_strategy, evaluator=evaluator,
-                              seed=self._rng.getrandbits(63))
+        options = dict(selector=selector, gamma=gamma, c=c, final_strategy=final_strategy,
+                       seed=self._rng.getrandbits(63))
+        if engine == "kernel":
+            if evaluator is not None and not isinstance(evaluator, str):
+                raise ValueError("engine='kernel' takes a kernel evaluator name "
+                                 f"({', '.join(kernels.EVALUATORS)}); a Python evaluator "
+                                 "needs engine='generic'")
+            self._search = KernelSMMCTS(game, evaluator=evaluator or "random_rollout",
+                                        **options)
+        else:
+            if isinstance(evaluator, str):
+                raise ValueError(f"evaluator {evaluator!r} names a kernel evaluator; the "
+                                 "generic engine takes an object with evaluate(state)")
+            self._search = SMMCTS(game, evaluator=evaluator, **options)
+        self._game = str(game)
         self.player_id = player_id
         self.iterations = iterations
         self.time_limit = time_limit
 
     @property
-    def search(self) -> SMMCTS:
+    def search(self) -> SMMCTS | KernelSMMCTS:
         """The underlying search (its tree, root and strategies)."""
         return self._search
 
@@ -62,6 +90,7 @@ class SMMCTSBot(pyspiel.Bot):
         return self._search.policy()
 
     def restart_at(self, state: pyspiel.State) -> None:
+        checks.check_state_game(state, self._game, "SMMCTSBot")
         self._search.set_root(state)
 
     def restart(self) -> None:
@@ -78,10 +107,12 @@ class SMMCTSBot(pyspiel.Bot):
 
     def step_with_policy(self, state: pyspiel.State):
         """Search, then return (this player's final strategy as (action, p) pairs, action)."""
+        checks.check_state_game(state, self._game, "SMMCTSBot")
         self._check_can_act(state)
         node = self._search.run(state, self.iterations, self.time_limit)
         actions = node.actions[self.player_id]
-        probs = node.strategy(self.player_id, self._search.final_strategy)
+        probs = node.strategy(self.player_id, self._search.final_strategy,
+                              self._search.exploration)
         if node.mover is None:
             action = self._rng.choices(actions, weights=probs)[0]
         else:

@@ -6,7 +6,8 @@
 * ``smmcts_phantom_ttt``: Phantom Tic-Tac-Toe (:mod:`.phantom_ttt`).
 
 The explicit-tree games share :mod:`.explicit_tree`; the simultaneous games answer flat
-joint actions through :mod:`.simultaneous`.
+joint actions through :mod:`.simultaneous`. Their states deserialise by replaying their
+history, never by unpickling (:mod:`.serialization`, installed here).
 """
 
 from smmcts_spiel.games import (  # noqa: F401  (each import registers a game)
@@ -14,4 +15,7 @@ from smmcts_spiel.games import (  # noqa: F401  (each import registers a game)
     matrix_tree,
     phantom_ttt,
     random_stacked_matrix,
+    serialization,
 )
+
+serialization.install()

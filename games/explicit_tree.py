@@ -26,7 +26,7 @@ import numpy as np
 import pyspiel
 
 from smmcts_spiel import trees as mt
-from smmcts_spiel.games import simultaneous
+from smmcts_spiel.games import serialization, simultaneous
 
 _NUM_PLAYERS = 2
 
@@ -81,6 +81,8 @@ class ExplicitTreeGame(pyspiel.Game):
 
     def new_initial_state(self) -> ExplicitTreeState:
         return ExplicitTreeState(self)
+
+    deserialize_state = serialization.deserialize_state
 
     def make_py_observer(self, iig_obs_type=None, params=None) -> ExplicitTreeObserver:
         return ExplicitTreeObserver(self, iig_obs_type, params)
@@ -138,10 +140,23 @@ class ExplicitTreeState(pyspiel.State):
             self._step(int(action))
 
     def _apply_actions(self, actions: list[int]) -> None:
-        self._step((int(actions[0]), int(actions[1])))
+        node = self.node
+        if not isinstance(node, mt.MatrixStage):
+            raise pyspiel.SpielError(f"apply_actions at {self}: not a matrix stage")
+        if len(actions) != _NUM_PLAYERS:
+            raise pyspiel.SpielError(f"a joint action needs 2 actions, got {list(actions)}")
+        i, j = int(actions[0]), int(actions[1])
+        if not (0 <= i < node.shape[0] and 0 <= j < node.shape[1]):
+            raise pyspiel.SpielError(f"joint action ({i}, {j}) is not legal at {self}: rows "
+                                     f"0..{node.shape[0] - 1}, columns 0..{node.shape[1] - 1}")
+        self._step((i, j))
 
     def _step(self, step) -> None:
-        self._at = _NodeRef(_child(self.node, step))
+        node = self.node
+        if not isinstance(step, tuple):
+            if not isinstance(node, mt.ChanceStage) or not 0 <= step < len(node.outcomes):
+                raise pyspiel.SpielError(f"chance outcome {step} is not legal at {self}")
+        self._at = _NodeRef(_child(node, step))
         self._path = self._path + (step,)
 
     def _action_to_string(self, player: int, action: int) -> str:

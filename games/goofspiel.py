@@ -8,7 +8,7 @@ learns who won the round.
 
 Parameters (the names, action numbering, chance outcomes and returns of OpenSpiel's C++
 ``goofspiel``, which the tests check trajectory by trajectory):
-  num_cards     N, cards per player and prize cards (>= 1)                        [13]
+  num_cards     N, cards per player and prize cards (1..100)                     [13]
   points_order  random (chance deals the prizes), descending or ascending        [random]
   returns_type  win_loss (+1 / -1 / 0), point_difference ((own - other) / 2,
                 OpenSpiel's "points minus the mean") or total_points (own points,
@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import pyspiel
 
-from smmcts_spiel.games import simultaneous
+from smmcts_spiel.games import serialization, simultaneous
 from smmcts_spiel.games.observation_tensor import tensor_with_views
 
 SHORT_NAME = "smmcts_goofspiel"
@@ -34,6 +34,9 @@ POINTS_ORDERS = ("random", "descending", "ascending")
 RETURNS_TYPES = ("win_loss", "point_difference", "total_points")
 _NUM_PLAYERS = 2
 _NO_WINNER = -1  # A tied round: the prize is discarded.
+# The observation tensors grow as N^2 (N^3 bid sequences with perfect recall) and no
+# search reaches the end of a bigger game; refuse larger N before allocating anything.
+MAX_NUM_CARDS = 100
 _DEFAULT_PARAMS = {
     "num_cards": 13,
     "points_order": "random",
@@ -71,8 +74,9 @@ _GAME_TYPE = _game_type(_DEFAULT_PARAMS["points_order"], _DEFAULT_PARAMS["imp_in
 
 def _check_params(params: dict) -> None:
     n = params["num_cards"]
-    if n < 1:
-        raise ValueError(f"{SHORT_NAME}: num_cards must be an integer >= 1, got {n}")
+    if not 1 <= n <= MAX_NUM_CARDS:
+        raise ValueError(f"{SHORT_NAME}: num_cards must be an integer from 1 to "
+                         f"{MAX_NUM_CARDS}, got {n}")
     if params["points_order"] not in POINTS_ORDERS:
         raise ValueError(f"{SHORT_NAME}: points_order must be one of "
                          f"{', '.join(POINTS_ORDERS)}; got {params['points_order']!r}")
@@ -115,6 +119,8 @@ class GoofspielGame(pyspiel.Game):
 
     def new_initial_state(self) -> GoofspielState:
         return GoofspielState(self)
+
+    deserialize_state = serialization.deserialize_state
 
     def make_py_observer(self, iig_obs_type=None, params=None) -> GoofspielObserver:
         return GoofspielObserver(self, iig_obs_type or pyspiel.IIGObservationType(
@@ -161,13 +167,29 @@ class GoofspielState(pyspiel.State):
         return [(c, 1.0 / len(remaining)) for c in remaining]
 
     def _apply_action(self, action: int) -> None:
+        if self._game_over:
+            raise pyspiel.SpielError("apply_action on a terminal Goofspiel state")
         if self._chance_pending:
-            self._deal(int(action))
+            card = int(action)
+            if not 0 <= card < self._num_cards or card in self.point_card_sequence:
+                raise pyspiel.SpielError(f"chance outcome {card} is not a prize still to "
+                                         f"deal: {self.remaining_point_cards()}")
+            self._deal(card)
         else:  # A flat joint action.
             self._apply_actions(simultaneous.flat_to_joint(self, int(action)))
 
     def _apply_actions(self, actions: list[int]) -> None:
-        self._play_round(int(actions[0]), int(actions[1]))
+        if self._game_over or self._chance_pending:
+            raise pyspiel.SpielError("apply_actions on a Goofspiel state where nobody bids "
+                                     f"(current player {self.current_player()})")
+        if len(actions) != _NUM_PLAYERS:
+            raise pyspiel.SpielError(f"a joint action needs 2 bids, got {list(actions)}")
+        bids = int(actions[0]), int(actions[1])
+        for p, bid in enumerate(bids):
+            if not 0 <= bid < self._num_cards or not self.hands[p][bid]:
+                raise pyspiel.SpielError(f"player {p} cannot bid action {bid} (card "
+                                         f"{bid + 1}): cards held are {_cards(self.hands[p])}")
+        self._play_round(*bids)
         turn = len(self.bids)
         if turn < self._num_cards:
             self._deal_next()

@@ -16,8 +16,9 @@ Items are separated by spaces or ``;``. Matching pennies with utilities in {0, 1
 ``smmcts_matrix_tree(tree=[[1 0] [0 1]])``; a coin flip before it is
 ``tree={1/2:[[1 0] [0 1]] 1/2:[[0 1] [1 0]]}``. :func:`game_string` writes the compact
 form of any tree and :func:`load_tree_game` loads it. A game loaded from ``file=`` stores
-the path in its game string, so a serialised state reads the file again on
-deserialisation; the path must not contain ``,`` ``(`` ``)`` or ``=``.
+the path and the SHA-256 of the file's bytes (``sha256=``) in its game string, so a
+serialised state reads the file again on deserialisation and refuses it if it changed;
+the path must not contain ``,`` ``(`` ``)`` or ``=``.
 
 Conventions (row = player 1's action, column = player 2's, chance outcome ``k`` =
 ``outcomes[k]``, returns ``(u, -u)``, ``game.tree`` and ``state.node``) are those of
@@ -26,13 +27,15 @@ Conventions (row = player 1's action, column = player 2's, chance outcome ``k`` 
 
 from __future__ import annotations
 
+import hashlib
+
 import pyspiel
 
 from smmcts_spiel import trees as mt
 from smmcts_spiel.games import explicit_tree
 
 SHORT_NAME = "smmcts_matrix_tree"
-_DEFAULT_PARAMS = {"file": "", "tree": ""}
+_DEFAULT_PARAMS = {"file": "", "tree": "", "sha256": ""}
 _GAME_TYPE = explicit_tree.game_type(SHORT_NAME, "SM-MCTS Explicit Matrix Tree Game",
                                      _DEFAULT_PARAMS)
 
@@ -50,17 +53,43 @@ def load_tree_game(tree: mt.MatrixTree | mt.Node) -> pyspiel.Game:
     return game
 
 
-def tree_from_params(params: dict) -> mt.MatrixTree:
-    """The tree named by ``file`` or given inline by ``tree`` (exactly one of them)."""
+def tree_from_params(params: dict) -> tuple[mt.MatrixTree, str]:
+    """The tree named by ``file`` or given inline by ``tree``, and the file's SHA-256.
+
+    Exactly one of ``file`` and ``tree`` is given; a non-empty ``sha256`` must be the hash
+    of the file's bytes (the file changed since the game string was written otherwise).
+    """
     path, inline = params.get("file", ""), params.get("tree", "")
     if bool(path) == bool(inline):
         raise ValueError(
             f"{SHORT_NAME}: give exactly one of file=<path to a JSON matrix tree> or "
             f"tree=<compact tree, e.g. [[1 0] [0 1]]>; got file={path!r}, tree={inline!r}")
+    if inline:
+        if params.get("sha256"):
+            raise ValueError(f"{SHORT_NAME}: sha256= goes with file=, not with tree=")
+        try:
+            return mt.parse_compact(inline), ""
+        except mt.MatrixTreeError as e:
+            raise ValueError(f"{SHORT_NAME}: tree: {e}") from None
     try:
-        return mt.parse_compact(inline) if inline else mt.load(path)
+        with open(path, "rb") as f:
+            data = f.read(mt.MAX_FILE_BYTES + 1)
+    except OSError as e:
+        raise ValueError(f"{SHORT_NAME}: file: cannot read matrix tree file {path!r}: "
+                         f"{e.strerror}") from None
+    if len(data) > mt.MAX_FILE_BYTES:
+        raise ValueError(f"{SHORT_NAME}: file: {path} is larger than "
+                         f"{mt.MAX_FILE_BYTES} bytes; refusing to load it")
+    digest = hashlib.sha256(data).hexdigest()
+    if params.get("sha256") and params["sha256"] != digest:
+        raise ValueError(
+            f"{SHORT_NAME}: file: {path} changed since this game string was written "
+            f"(sha256 {digest[:12]}... instead of {params['sha256'][:12]}...); restore the "
+            f"file, or load the game again without sha256= to accept the new contents")
+    try:
+        return mt.loads(data.decode("utf-8", errors="replace")), digest
     except mt.MatrixTreeError as e:
-        raise ValueError(f"{SHORT_NAME}: {'tree' if inline else 'file'}: {e}") from None
+        raise ValueError(f"{SHORT_NAME}: file: {path}: {e}") from None
 
 
 class MatrixTreeGame(explicit_tree.ExplicitTreeGame):
@@ -68,7 +97,8 @@ class MatrixTreeGame(explicit_tree.ExplicitTreeGame):
 
     def __init__(self, params: dict | None = None):
         params = {**_DEFAULT_PARAMS, **(params or {})}
-        super().__init__(_GAME_TYPE, tree_from_params(params), params)
+        tree, params["sha256"] = tree_from_params(params)
+        super().__init__(_GAME_TYPE, tree, params)
 
 
 pyspiel.register_game(_GAME_TYPE, MatrixTreeGame)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import pyspiel
 
+from smmcts_spiel.games import serialization
 from smmcts_spiel.games.observation_tensor import tensor_with_views
 from smmcts_spiel.games.phantom_ttt_rules import WINNING_LINES
 
@@ -68,6 +69,8 @@ class PhantomTTTGame(pyspiel.Game):
     def new_initial_state(self) -> PhantomTTTState:
         return PhantomTTTState(self)
 
+    deserialize_state = serialization.deserialize_state
+
     def make_py_observer(self, iig_obs_type=None, params=None) -> PhantomTTTObserver:
         return PhantomTTTObserver(
             iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), params)
@@ -95,6 +98,9 @@ class PhantomTTTState(pyspiel.State):
 
     def _apply_action(self, action: int) -> None:
         cell, player = int(action), self._player
+        if self._game_over or not 0 <= cell < _NUM_CELLS or self.views[player][cell] != _EMPTY:
+            raise pyspiel.SpielError(f"action {cell} is not legal for player {player}; legal: "
+                                     f"{self._legal_actions(player)}")
         placed = self.board[cell] == _EMPTY
         if placed:
             self.board[cell] = player

@@ -25,14 +25,17 @@ def flat_joint_actions(state: pyspiel.State) -> list[int]:
 
 def flat_to_joint(state: pyspiel.State, flat_action: int) -> list[int]:
     """The per-player actions of a flat joint action (OpenSpiel's encoding)."""
+    if flat_action < 0:
+        raise pyspiel.SpielError(f"flat joint action {flat_action} is negative")
     actions = []
     for p in range(state.num_players()):
         legal = state.legal_actions(p)
         flat_action, index = divmod(flat_action, len(legal))
         actions.append(legal[index])
     if flat_action:
-        raise ValueError(f"flat joint action out of range at {state}")
+        raise pyspiel.SpielError(f"flat joint action out of range at {state}")
     return actions
+
 
 
 def flat_joint_action_to_string(state: pyspiel.State, flat_action: int) -> str:

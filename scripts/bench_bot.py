@@ -1,11 +1,19 @@
-"""Search speed of SMMCTSBot against OpenSpiel's Python MCTSBot, measured in one run.
+"""Search speed of SMMCTSBot against OpenSpiel's C++ and Python MCTSBot, measured in one run.
 
-Both search Goofspiel with 6 cards in descending point order from the initial state with
-one random rollout per new leaf: ours the simultaneous game, OpenSpiel's its
-``convert_to_turn_based`` version (its MCTSBot needs a sequential game). Each bot gets a
-fresh tree per repeat. The two are timed alternately (ours, theirs, ours, ...) so that
-a change in machine load hits both; the ratio is the median of the per-repeat ratios.
-Last line: ``ratio=<float>``.
+Per game, each repeat times one search from a fresh bot at the start of the game (after
+the first chance deal, where the game starts with one: MCTS bots do not move at chance
+nodes): SMMCTSBot (the kernel engine where the game has a game kernel, the generic one
+otherwise) on the simultaneous game, OpenSpiel's C++ ``pyspiel.MCTSBot`` and Python
+``MCTSBot`` on its ``convert_to_turn_based`` version, all with one random rollout per new
+leaf and the same budget (simulations = iterations). The bots are timed alternately so
+that a change in machine load hits all of them; a ratio is the median of the per-repeat
+ratios. Then each bot searches for ``--move_time`` seconds per move from the same state
+(C++: ``max_wall_clock_time``) and the root iteration counts are printed, with how far our
+moves overran the limit (median and worst; on a loaded machine the worst includes time the
+process was not scheduled).
+
+The last two lines are ``generic_ratio_vs_python=<ours / Python MCTSBot on the game
+without a kernel>`` and ``ratio_vs_cpp=<min over kernel games of ours / C++ MCTSBot>``.
 """
 
 import statistics
@@ -16,49 +24,154 @@ import pyspiel
 from absl import app, flags
 from open_spiel.python.algorithms import mcts
 
-from smmcts_spiel.search.smmcts import SMMCTS
+from smmcts_spiel.bots import SMMCTSBot
+from smmcts_spiel.games import kernels
 
-_GAME = flags.DEFINE_string("game", "goofspiel(num_cards=6,points_order=descending,"
-                            "imp_info=False)", "Simultaneous-move game to search.")
-_ITERATIONS = flags.DEFINE_integer("iterations", 20_000, "Iterations per timed search.")
-_REPEATS = flags.DEFINE_integer("repeats", 5, "Timed searches per bot (medians reported).",
-                                lower_bound=1)
+_KERNEL_GAMES = flags.DEFINE_string(
+    "kernel_games", "goofspiel(num_cards=6,points_order=descending,imp_info=False);"
+    "goofspiel(num_cards=13,points_order=random,imp_info=False);"
+    "oshi_zumo(coins=10,size=3,horizon=20)",
+    "Games with a game kernel, separated by ';', compared with OpenSpiel's C++ MCTSBot.")
+_GENERIC_GAME = flags.DEFINE_string("generic_game", "tic_tac_toe",
+                                    "A game without a kernel, compared with the Python MCTSBot.")
+_ITERATIONS = flags.DEFINE_integer("iterations", 20_000, "Budget per timed search (kernel games).",
+                                   lower_bound=1)
+_PYTHON_ITERATIONS = flags.DEFINE_integer(
+    "python_iterations", 2_000, "Budget per timed search with OpenSpiel's Python MCTSBot.",
+    lower_bound=1)
+_REPEATS = flags.DEFINE_integer("repeats", 5, "Timed searches per bot and game.", lower_bound=1)
+_MOVE_TIME = flags.DEFINE_float("move_time", 0.1, "Seconds per move for the iteration counts.",
+                                lower_bound=0.001)
 _SELECTOR = flags.DEFINE_string("selector", "rm", "Our selector.")
+_CPU_TIME = flags.DEFINE_bool(
+    "cpu_time", False, "Time the searches in process CPU time instead of wall time (steadier "
+    "ratios on a loaded machine; the per-move counts always use wall time).")
+_UCT_C = 2.0
+_MEMORY_MB = 2_000
 
 
-def rate(search, seed: int, iterations: int) -> float:
-    start = time.perf_counter()
-    search(seed)
-    return iterations / (time.perf_counter() - start)
+def load(game_string: str) -> pyspiel.Game:
+    try:
+        return pyspiel.load_game(game_string)
+    except pyspiel.SpielError as e:
+        raise app.UsageError(f"cannot load game {game_string!r}: {e}", exitcode=2) from None
+
+
+def start_state(game: pyspiel.Game) -> pyspiel.State:
+    """The initial state, after the first chance outcome if chance moves first."""
+    state = game.new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    return state
+
+
+def turn_based_start(turn_based: pyspiel.Game, history: list[int]) -> pyspiel.State:
+    state = turn_based.new_initial_state()
+    for action in history:
+        state.apply_action(action)
+    return state
+
+
+def timed(search, clock=None) -> float:
+    clock = clock or (time.process_time if _CPU_TIME.value else time.perf_counter)
+    start = clock()
+    search()
+    return clock() - start
+
+
+def ours(game, state, seed, iterations=None, time_limit=None):
+    bot = SMMCTSBot(game, 0, selector=_SELECTOR.value, iterations=iterations,
+                    time_limit=time_limit, seed=seed)
+    return bot, lambda: bot.step(state)
+
+
+def cpp(turn_based, state, seed, iterations, time_limit=-1.0):
+    bot = pyspiel.MCTSBot(turn_based, pyspiel.RandomRolloutEvaluator(1, seed), _UCT_C,
+                          iterations, _MEMORY_MB, False, seed, False,
+                          pyspiel.ChildSelectionPolicy.UCT, time_limit)
+    return bot, lambda: bot.mcts_search(state)
+
+
+def python(turn_based, state, seed, iterations):
+    rng = np.random.RandomState(seed)
+    bot = mcts.MCTSBot(turn_based, _UCT_C, iterations,
+                       mcts.RandomRolloutEvaluator(random_state=rng), solve=False,
+                       random_state=rng)
+    return lambda: bot.mcts_search(state)
+
+
+def rates(game_string: str, with_cpp: bool) -> dict[str, float]:
+    """Median searches/s of each bot, and median per-repeat ratios, on one game."""
+    game = load(game_string)
+    simultaneous = game.get_type().dynamics == pyspiel.GameType.Dynamics.SIMULTANEOUS
+    turn_based = pyspiel.convert_to_turn_based(game) if simultaneous else game
+    state = start_state(game)
+    tb_state = turn_based_start(turn_based, state.history())
+    n, n_py = _ITERATIONS.value, _PYTHON_ITERATIONS.value
+    n_ours = n if with_cpp else n_py
+    ours(game, state, 0, iterations=10)[1]()  # compile / load the kernel engine
+    measured = {"ours": [], "cpp": [], "python": []}
+    for seed in range(_REPEATS.value):
+        measured["ours"].append(n_ours / timed(ours(game, state, seed, n_ours)[1]))
+        if with_cpp:
+            measured["cpp"].append(n / timed(cpp(turn_based, tb_state, seed, n)[1]))
+        measured["python"].append(n_py / timed(python(turn_based, tb_state, seed, n_py)))
+    result = {f"{k}_rate": statistics.median(v) for k, v in measured.items() if v}
+    for other in ("cpp", "python"):
+        if measured[other]:
+            result[f"ratio_vs_{other}"] = statistics.median(
+                a / b for a, b in zip(measured["ours"], measured[other]))
+    # Iterations per move under a time limit (fresh bots, same state).
+    t = _MOVE_TIME.value
+    our_counts, elapsed = [], []
+    for seed in range(_REPEATS.value):
+        bot, step = ours(game, state, seed, time_limit=t)
+        elapsed.append(timed(step, time.perf_counter))
+        our_counts.append(bot.search.last_iterations)
+    result["ours_per_move"] = statistics.median(our_counts)
+    result["ours_overshoot_ms"] = 1000 * (statistics.median(elapsed) - t)
+    result["ours_worst_overshoot_ms"] = 1000 * (max(elapsed) - t)
+    if with_cpp:
+        cpp_counts = []
+        for seed in range(_REPEATS.value):
+            _, search = cpp(turn_based, tb_state, seed, 10**9, t)
+            cpp_counts.append(search().explore_count)
+        result["cpp_per_move"] = statistics.median(cpp_counts)
+    return result
 
 
 def main(argv):
     del argv
-    game = pyspiel.load_game(_GAME.value)
-    turn_based = pyspiel.convert_to_turn_based(game)
-    n = _ITERATIONS.value
-
-    def ours(seed):
-        SMMCTS(game, selector=_SELECTOR.value, seed=seed).run(game.new_initial_state(), n)
-
-    def openspiel(seed):
-        rng = np.random.RandomState(seed)
-        bot = mcts.MCTSBot(turn_based, 2.0, n, mcts.RandomRolloutEvaluator(random_state=rng),
-                           solve=False, random_state=rng)
-        bot.mcts_search(turn_based.new_initial_state())
-
-    ours_rates, theirs_rates = [], []
-    for seed in range(_REPEATS.value):
-        ours_rates.append(rate(ours, seed, n))
-        theirs_rates.append(rate(openspiel, seed, n))
-    ratios = [a / b for a, b in zip(ours_rates, theirs_rates)]
-    print(f"game: {_GAME.value}, {n} iterations per search, {_REPEATS.value} repeats each")
-    print(f"SMMCTSBot ({_SELECTOR.value}) iterations/s, median:                    "
-          f"{statistics.median(ours_rates):10.0f}")
-    print(f"OpenSpiel Python MCTSBot (turn-based) simulations/s, median: "
-          f"{statistics.median(theirs_rates):10.0f}")
-    print("per-repeat ratios: " + ", ".join(f"{r:.2f}" for r in ratios))
-    print(f"ratio={statistics.median(ratios):.2f}")
+    print(f"{_REPEATS.value} repeats; budgets: {_ITERATIONS.value} (ours vs C++), "
+          f"{_PYTHON_ITERATIONS.value} (Python MCTSBot); selector {_SELECTOR.value}; "
+          f"{'CPU' if _CPU_TIME.value else 'wall'} time; per-move counts at "
+          f"{_MOVE_TIME.value} s")
+    cpp_ratios = []
+    for game_string in filter(None, _KERNEL_GAMES.value.split(";")):
+        if kernels.kernel_for(load(game_string)) is None:
+            raise app.UsageError(f"{game_string} has no game kernel; give it as "
+                                 "--generic_game instead", exitcode=2)
+        r = rates(game_string, with_cpp=True)
+        cpp_ratios.append(r["ratio_vs_cpp"])
+        print(f"{game_string} [kernel]\n"
+              f"  iterations/s: ours {r['ours_rate']:,.0f}, C++ MCTSBot {r['cpp_rate']:,.0f}, "
+              f"Python MCTSBot {r['python_rate']:,.0f}\n"
+              f"  ratio vs C++ {r['ratio_vs_cpp']:.2f}, vs Python {r['ratio_vs_python']:.1f}\n"
+              f"  root iterations per {_MOVE_TIME.value} s move: ours "
+              f"{r['ours_per_move']:,.0f}, C++ {r['cpp_per_move']:,.0f}; our overshoot "
+              f"median {r['ours_overshoot_ms']:.1f} ms, worst "
+              f"{r['ours_worst_overshoot_ms']:.1f} ms")
+    if kernels.kernel_for(load(_GENERIC_GAME.value)) is not None:
+        raise app.UsageError(f"{_GENERIC_GAME.value} has a game kernel; --generic_game must "
+                             "be a game without one", exitcode=2)
+    r = rates(_GENERIC_GAME.value, with_cpp=False)
+    print(f"{_GENERIC_GAME.value} [generic]\n"
+          f"  iterations/s: ours {r['ours_rate']:,.0f}, Python MCTSBot {r['python_rate']:,.0f}\n"
+          f"  root iterations per {_MOVE_TIME.value} s move: ours {r['ours_per_move']:,.0f}; "
+          f"overshoot median {r['ours_overshoot_ms']:.1f} ms, worst "
+          f"{r['ours_worst_overshoot_ms']:.1f} ms")
+    print(f"generic_ratio_vs_python={r['ratio_vs_python']:.2f}")
+    print(f"ratio_vs_cpp={min(cpp_ratios):.2f}")
 
 
 if __name__ == "__main__":

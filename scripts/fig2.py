@@ -4,12 +4,15 @@ Exploitability e1 of player 1's empirical frequencies, averaged over random game
 utilities U[0, 1]) and runs. Top panel: depth 2, branching factor 2 / 3 / 5, exploration
 gamma 0.05 / 0.1 / 0.2. Bottom panel: branching factor 2, depth 2 / 3 / 4.
 
-  python scripts/fig2.py                      # the paper's scale: 100 games x 100 runs
   python scripts/fig2.py --games=5 --runs=10 --iterations=1000   # a quick look
+  python scripts/fig2.py                      # the paper's scale: 100 games x 100 runs
+  python scripts/fig2.py --publish            # the same, replacing docs/figures/fig2.*
 
 Writes a CSV (setting, method, t, mean_e1, standard_error), a PNG laid out like the
-paper's figure and the parameters (with run time) as JSON next to the CSV. Finished jobs
-are kept in --results_dir, so an interrupted run resumes.
+paper's figure and the parameters (with run time) as JSON next to the CSV, by default as
+results/fig2/fig2.*. Writing into docs/ or data/ needs --publish, and replacing a finished
+result of a larger scale (games, runs, iterations) needs --force. Finished jobs are kept in
+--results_dir, so an interrupted run resumes.
 """
 
 from __future__ import annotations
@@ -36,8 +39,12 @@ _BOTTOM_GAMMA = flags.DEFINE_float(
     "bottom_gamma", 0.05, "Bottom panel exploration (the paper does not state it).")
 _METHODS = flags.DEFINE_list("methods", ["rm", "rmm"], "Selectors (rm, rmm, exp3, exp3m, ...).")
 _RUNNER = cli.define_runner_flags("fig2")
-_OUT = flags.DEFINE_string("out", "docs/figures/fig2",
-                           "Output prefix: writes .csv, .png, .json.")
+_OUT = flags.DEFINE_string("out", None, "Output prefix: writes .csv, .png, .json (default: "
+                           "results/fig2/fig2, or docs/figures/fig2 with --publish).")
+_PUBLISH = flags.DEFINE_bool("publish", False, "Write the committed figure (docs/figures/fig2 "
+                             "by default); needed for any output under docs/ or data/.")
+_FORCE = flags.DEFINE_bool("force", False, "Replace a finished result of a larger scale.")
+SCALE = ("games", "runs", "iterations")
 
 
 def _all_gammas(texts) -> bool:
@@ -129,6 +136,7 @@ def main(argv):
     if len(argv) > 1:
         raise app.UsageError(f"unexpected arguments: {argv[1:]}")
     start = time.time()
+    out = _OUT.value or ("docs/figures/fig2" if _PUBLISH.value else "results/fig2/fig2")
     checkpoints = engine.log_checkpoints(_ITERATIONS.value, _PER_DECADE.value).tolist()
     params = {
         "games": _GAMES.value, "runs": _RUNS.value, "iterations": _ITERATIONS.value,
@@ -136,10 +144,15 @@ def main(argv):
         "settings": [list(s) for s in settings()], "final_strategy": "empirical",
         "utilities": "uniform [0, 1]",
     }
-    # A job's result does not depend on how many games or which settings there are, so
-    # those may change between runs sharing --results_dir (e.g. to add games).
-    experiments.check_params(_RUNNER.results_dir.value, {k: v for k, v in params.items()
-                                                  if k not in ("settings", "games")})
+    try:
+        experiments.check_output([out, _RUNNER.results_dir.value], publish=_PUBLISH.value)
+        experiments.check_not_smaller(out + ".json", params, SCALE, force=_FORCE.value)
+        # A job's result does not depend on how many games or which settings there are,
+        # so those may change between runs sharing --results_dir (e.g. to add games).
+        experiments.check_params(_RUNNER.results_dir.value, {
+            k: v for k, v in params.items() if k not in ("settings", "games")})
+    except ValueError as e:
+        raise app.UsageError(str(e), exitcode=2) from None
     jobs = {}
     # Game by game, so that a partial run covers every setting with its first games.
     for g in range(_GAMES.value):
@@ -152,9 +165,12 @@ def main(argv):
                     method=method, gamma=gamma, checkpoints=checkpoints,
                     base_seed=_RUNNER.seed.value, game_index=g, runs=_RUNS.value)
     already_done = experiments.finished_jobs(_RUNNER.results_dir.value, jobs)
-    results = experiments.run_jobs(
-        experiments.curves_job, jobs, results_dir=_RUNNER.results_dir.value,
-        **_RUNNER.run_jobs_kwargs(), desc="fig2 jobs")
+    try:
+        results = experiments.run_jobs(
+            experiments.curves_job, jobs, results_dir=_RUNNER.results_dir.value,
+            **_RUNNER.run_jobs_kwargs(), desc="fig2 jobs")
+    except experiments.MixedResultsError as e:
+        raise app.UsageError(str(e), exitcode=2) from None
     rows = []
     done = set()
     for _, depth, branching, gamma in settings():
@@ -169,20 +185,20 @@ def main(argv):
             for t, m, e in zip(checkpoints, mean, se):
                 rows.append({"setting": name, "method": method, "t": t, "mean_e1": m,
                              "standard_error": e})
-    os.makedirs(os.path.dirname(_OUT.value) or ".", exist_ok=True)
-    with open(_OUT.value + ".csv", "w", newline="") as f:
+    os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
+    with open(out + ".csv", "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
-    plot(rows, _OUT.value + ".png")
+    plot(rows, out + ".png")
     elapsed = time.time() - start
-    experiments.write_params(_OUT.value + ".json", params, wall_seconds=round(elapsed, 1),
+    experiments.write_params(out + ".json", params, wall_seconds=round(elapsed, 1),
                              jobs=len(jobs), jobs_done_before_this_call=already_done,
                              **_RUNNER.execution())
     for name in sorted(done):
         last = [r for r in rows if r["setting"] == name and r["t"] == checkpoints[-1]]
         print(name, " ".join(f"{r['method']}={r['mean_e1']:.4f}" for r in last))
-    print(f"wrote {_OUT.value}.csv/.png/.json in {elapsed:.0f} s")
+    print(f"wrote {out}.csv/.png/.json in {elapsed:.0f} s")
 
 
 if __name__ == "__main__":

@@ -11,12 +11,15 @@
    uniform exploration (the paper: 0.0119 and 0.0367), and the least e1 of any strategy
    that explores with gamma.
 
-  python scripts/fig3.py                  # the paper's scale
   python scripts/fig3.py --max_games=2000 --curve_iterations=10000 --curve_runs=10
+  python scripts/fig3.py                  # the paper's scale, into results/fig3/
+  python scripts/fig3.py --publish        # the same, replacing docs/figures/fig3.*, data/wc_*
 
 Writes <out>.csv (game, method, t, mean_e1, standard_error), <out>_floors.csv, <out>.png
-and <out>.json (parameters, run times, the search's ranking). Finished jobs are kept in
---results_dir, so an interrupted run resumes.
+and <out>.json (parameters, run times, the search's ranking), by default as
+results/fig3/fig3.* with the worst games in results/fig3/data/. Writing into docs/ or data/
+needs --publish, and replacing a finished result of a larger scale needs --force.
+Finished jobs are kept in --results_dir, so an interrupted run resumes.
 """
 
 from __future__ import annotations
@@ -81,10 +84,16 @@ _CURVE_RUNS = flags.DEFINE_integer("curve_runs", 100, "Runs per worst game and m
 _CURVE_CHUNK = flags.DEFINE_integer("curve_chunk", 10, "Runs per curve job.", lower_bound=1)
 _PER_DECADE = flags.DEFINE_integer("per_decade", 8, "Log-spaced checkpoints per decade.",
                                    lower_bound=1)
-_DATA_DIR = flags.DEFINE_string("data_dir", "data", "Where the worst games go (JSON).")
+_DATA_DIR = flags.DEFINE_string("data_dir", None, "Where the worst games go (JSON; default: "
+                                "results/fig3/data, or data with --publish).")
 _RUNNER = cli.define_runner_flags("fig3")
-_OUT = flags.DEFINE_string("out", "docs/figures/fig3",
-                           "Output prefix: .csv, _floors.csv, .png, .json.")
+_OUT = flags.DEFINE_string("out", None, "Output prefix: .csv, _floors.csv, .png, .json "
+                           "(default: results/fig3/fig3, or docs/figures/fig3 with --publish).")
+_PUBLISH = flags.DEFINE_bool("publish", False, "Write the committed results (docs/figures/fig3,"
+                             " data/wc_*.json); needed for any output under docs/ or data/.")
+_FORCE = flags.DEFINE_bool("force", False, "Replace a finished result of a larger scale.")
+SCALE = ("max_games", "screen_runs", "shortlist_runs", "confirm_runs", "curve_iterations",
+         "curve_runs")
 flags.register_validator("gamma", lambda g: 0 < g <= 1, "gamma must be in (0, 1]")
 
 
@@ -104,9 +113,12 @@ def run(fn, jobs, stage):
     results_dir = os.path.join(_RUNNER.results_dir.value, stage)
     JOB_COUNTS[stage] = {"jobs": len(jobs),
                          "done_before_this_call": experiments.finished_jobs(results_dir, jobs)}
-    return experiments.run_jobs(
-        fn, jobs, results_dir=results_dir, **_RUNNER.run_jobs_kwargs(),
-        desc=f"fig3 {stage}")
+    try:
+        return experiments.run_jobs(
+            fn, jobs, results_dir=results_dir, **_RUNNER.run_jobs_kwargs(),
+            desc=f"fig3 {stage}")
+    except experiments.MixedResultsError as e:
+        raise app.UsageError(str(e), exitcode=2) from None
 
 
 def screen(codes: np.ndarray, runs: int, seed: int, stage: str) -> tuple[np.ndarray, np.ndarray]:
@@ -151,7 +163,7 @@ def describe(root: trees.MatrixStage) -> str:
 
 def write_ranking(all_codes: np.ndarray, codes: np.ndarray, mean: np.ndarray, se: np.ndarray,
                   floors: np.ndarray, all_floors: np.ndarray | None,
-                  prescreen: np.ndarray | None, added: np.ndarray) -> None:
+                  prescreen: np.ndarray | None, added: np.ndarray, out: str) -> None:
     """The --ranking_top worst games of each method (CSV + markdown), and where the games
     with the paper's floors rank.
 
@@ -163,6 +175,7 @@ def write_ranking(all_codes: np.ndarray, codes: np.ndarray, mean: np.ndarray, se
     """
     methods = _METHODS.value
     runs = _CONFIRM_RUNS.value
+    os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
     rank = np.empty_like(mean, dtype=np.int64)  # 1 = the highest mean e1
     orders = []
     for m in range(len(methods)):
@@ -186,7 +199,7 @@ def write_ranking(all_codes: np.ndarray, codes: np.ndarray, mean: np.ndarray, se
             if pre_rank is not None:
                 values.append(pre_rank[m, np.searchsorted(all_codes, codes[k])])
             rows.append(dict(zip(fields, values)))
-    with open(_OUT.value + "_ranking.csv", "w", newline="") as f:
+    with open(out + "_ranking.csv", "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=fields)
         writer.writeheader()
         writer.writerows(rows)
@@ -254,7 +267,7 @@ def write_ranking(all_codes: np.ndarray, codes: np.ndarray, mean: np.ndarray, se
             lines += [f"Ruled out by the pre-screen ({len(dropped)}; best pre-screen ranks): "
                       + "; ".join(f"{method.upper()} {int(pre_rank[m, idx].min())}"
                                   for m, method in enumerate(methods)), ""]
-    with open(_OUT.value + "_ranking.md", "w") as f:
+    with open(out + "_ranking.md", "w") as f:
         f.write("\n".join(lines))
 
 
@@ -311,7 +324,15 @@ def main(argv):
         "curve_runs", "curve_chunk", "per_decade", "seed")}
     if _PRESCREEN_RUNS.value is not None:
         params.update(prescreen_runs=_PRESCREEN_RUNS.value, prescreen_keep=_PRESCREEN_KEEP.value)
-    experiments.check_params(_RUNNER.results_dir.value, params)
+    out = _OUT.value or ("docs/figures/fig3" if _PUBLISH.value else "results/fig3/fig3")
+    data_dir = _DATA_DIR.value or ("data" if _PUBLISH.value else "results/fig3/data")
+    try:
+        experiments.check_output([out, data_dir, _RUNNER.results_dir.value],
+                                 publish=_PUBLISH.value)
+        experiments.check_not_smaller(out + ".json", params, SCALE, force=_FORCE.value)
+        experiments.check_params(_RUNNER.results_dir.value, params)
+    except ValueError as e:
+        raise app.UsageError(str(e), exitcode=2) from None
     timings = {}
 
     codes = trees.grid_game_codes()
@@ -351,11 +372,11 @@ def main(argv):
                 se_r = np.concatenate([se3, se_x], axis=1)[:, order]
         floors = (every[:, np.searchsorted(codes, ranked)] if every is not None
                   else floors_of(ranked, "floors_ranked"))
-        write_ranking(codes, ranked, mean_r, se_r, floors, every, prescreen, added)
+        write_ranking(codes, ranked, mean_r, se_r, floors, every, prescreen, added, out)
         timings["floors_seconds"] = round(time.time() - stage_start, 1)
 
     games, ranking = {}, {}
-    os.makedirs(_DATA_DIR.value, exist_ok=True)
+    os.makedirs(data_dir, exist_ok=True)
     for m, name in enumerate(wc_names()):
         order = np.lexsort((finalists, -mean3[m]))
         code = int(finalists[order[0]])
@@ -373,7 +394,7 @@ def main(argv):
                      f"{_CONFIRM_RUNS.value} runs {_METHODS.value[0].upper()} {mean3[0, k]:.4f}, "
                      f"{_METHODS.value[1].upper()} {mean3[1, k]:.4f}. "
                      "Found by scripts/fig3.py."),
-            "code": code}), os.path.join(_DATA_DIR.value, f"{name.lower()}.json"))
+            "code": code}), os.path.join(data_dir, f"{name.lower()}.json"))
 
     floors = {name: experiments.exploration_floors(root, _GAMMA.value)
               for name, root in games.items()}
@@ -399,12 +420,12 @@ def main(argv):
             mean, se = experiments.mean_curve([e1])
             rows += [{"game": name, "method": method, "t": t, "mean_e1": m, "standard_error": e}
                      for t, m, e in zip(checkpoints, mean, se)]
-    os.makedirs(os.path.dirname(_OUT.value) or ".", exist_ok=True)
-    with open(_OUT.value + ".csv", "w", newline="") as f:
+    os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
+    with open(out + ".csv", "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
-    with open(_OUT.value + "_floors.csv", "w", newline="") as f:
+    with open(out + "_floors.csv", "w", newline="") as f:
         writer = csv.writer(f)
         writer.writerow(["game", "gamma", "game_value", "floor_mixed_equilibrium",
                          "floor_best_explorative", "paper"]
@@ -415,9 +436,9 @@ def main(argv):
             writer.writerow([name, _GAMMA.value, solver.tree_value(root),
                              floors[name]["mixed_equilibrium"], floors[name]["best_explorative"],
                              paper_floor(name)] + [final.get(m) for m in _METHODS.value])
-    plot(rows, floors, games, _OUT.value + ".png")
+    plot(rows, floors, games, out + ".png")
     elapsed = time.time() - start
-    experiments.write_params(_OUT.value + ".json", dict(params, games_searched=len(codes),
+    experiments.write_params(out + ".json", dict(params, games_searched=len(codes),
                              ranking=ranking, floors=floors, job_counts=JOB_COUNTS),
                              wall_seconds=round(elapsed, 1),
                              **_RUNNER.execution(),
@@ -427,7 +448,7 @@ def main(argv):
                  if r["game"] == name and r["t"] == checkpoints[-1]}
         print(f"{name}:\n{describe(root)}\n  floors {floors[name]} (paper {paper_floor(name)})"
               f"\n  e1 at t={checkpoints[-1]}: {final}")
-    print(f"wrote {_OUT.value}.csv/_floors.csv/.png/.json in {elapsed:.0f} s")
+    print(f"wrote {out}.csv/_floors.csv/.png/.json in {elapsed:.0f} s")
 
 
 if __name__ == "__main__":

@@ -34,7 +34,7 @@ def main(argv):
     try:
         game = pyspiel.load_game(_GAME.value)
     except (pyspiel.SpielError, ValueError) as e:  # Python-defined games raise ValueError
-        raise app.UsageError(f"cannot load game {_GAME.value!r}: {e}") from None
+        raise app.UsageError(f"cannot load game {_GAME.value!r}: {e}", exitcode=2) from None
     try:
         if _ROUND_ROBIN.value:
             specs = [s.strip() for s in _ROUND_ROBIN.value.split(";") if s.strip()]
@@ -45,7 +45,7 @@ def main(argv):
             results = [match.play_match(game, _BOT_A.value, _BOT_B.value, _NUM_GAMES.value,
                                         seed=_SEED.value)]
     except ValueError as e:
-        raise app.UsageError(str(e)) from None
+        raise app.UsageError(str(e), exitcode=2) from None
     print(f"game: {_GAME.value}   games per pair: {_NUM_GAMES.value}   seed: {_SEED.value}")
     print(match.format_table(results))
 

@@ -15,9 +15,12 @@ Writes into ``--results_dir``:
 The games are played by the shared match runner (:func:`smmcts_spiel.match.play_games`,
 bots from spec strings) as resumable jobs (:func:`smmcts_spiel.experiments.run_jobs`):
 finished chunks of games are kept in ``results_dir/games/``, so an interrupted run resumes
-where it stopped. Trained trees are cached in ``--trees_dir`` (large: do not commit them).
+where it stopped; a chunk file that does not check out is reported and played again.
+Trained trees are cached in ``--trees_dir`` (large: do not commit them) and reused only if
+they check out and were trained with these flags.
 
-  .venv/bin/python scripts/olympiad.py --results_dir=data/olympiad
+  .venv/bin/python scripts/olympiad.py                 # into results/olympiad
+  .venv/bin/python scripts/olympiad.py --publish       # replace the committed data/olympiad
 """
 
 from __future__ import annotations
@@ -54,7 +57,10 @@ flags.DEFINE_list("baselines", ["Random", "BeliefSampler", "ISMCTS"],
 flags.DEFINE_integer("seed", 0, "Seed of the training and of every game.")
 flags.DEFINE_integer("num_workers", 2, "Worker processes playing the games.", lower_bound=1)
 flags.DEFINE_integer("chunk", 50, "Games per task handed to a worker.", lower_bound=1)
-flags.DEFINE_string("results_dir", "data/olympiad", "Where the CSV/markdown/params go.")
+flags.DEFINE_string("results_dir", None, "Where the CSV/markdown/params go (default: "
+                    "results/olympiad, or data/olympiad with --publish).")
+flags.DEFINE_bool("publish", False, "Write the committed results (data/olympiad by default); "
+                  "needed for any output under docs/ or data/.")
 flags.DEFINE_string("trees_dir", None, "Cache of trained trees (default: results_dir/trees).")
 flags.register_validator("gamma", lambda g: 0 < g <= 1, "gamma must be in (0, 1]")
 
@@ -111,11 +117,11 @@ def train_snapshots(game, budgets: list[int], trees_dir: str, results_dir: str) 
     elapsed = 0.0
     for iterations in sorted(budgets):
         path = snapshot_path(trees_dir, iterations)
-        meta = path + ".json"
-        if os.path.exists(path) and os.path.exists(meta):
-            search = PhantomTTTMultipleTreeSearch.load(path)
-            with open(meta) as f:
-                elapsed = json.load(f)["wall_seconds"]
+        expected = dict(game=FLAGS.game, gamma=FLAGS.gamma, seed=FLAGS.seed,
+                        iterations=iterations)
+        cached = load_cached(path, path + ".json", expected)
+        if cached is not None:
+            search, elapsed = cached
         else:
             if search is None:
                 search = PhantomTTTMultipleTreeSearch(game, FLAGS.gamma, FLAGS.seed)
@@ -123,7 +129,7 @@ def train_snapshots(game, budgets: list[int], trees_dir: str, results_dir: str) 
             search.train(iterations - search.iterations, progress=True)
             elapsed += time.perf_counter() - start
             search.save(path)
-            with open(meta, "w") as f:
+            with open(path + ".json", "w") as f:
                 json.dump({"wall_seconds": elapsed}, f)
         rows.append({"iterations": iterations, "wall_seconds": round(elapsed, 1),
                      "nodes_player0": int(search.num_nodes[0]),
@@ -134,6 +140,20 @@ def train_snapshots(game, budgets: list[int], trees_dir: str, results_dir: str) 
             writer = csv.DictWriter(f, fieldnames=list(rows[0]))
             writer.writeheader()
             writer.writerows(rows)
+
+
+def load_cached(path: str, meta: str, expected: dict):
+    """(search, wall seconds) of a cached snapshot, or None (reported) if it is unusable."""
+    if not (os.path.exists(path) and os.path.exists(meta)):
+        return None
+    try:
+        search = PhantomTTTMultipleTreeSearch.load(path, **expected)
+        with open(meta) as f:
+            elapsed = float(json.load(f)["wall_seconds"])
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        print(f"cached tree {path} is unusable ({e}); training it again")
+        return None
+    return search, elapsed
 
 
 def wilson(k: int, n: int) -> tuple[float, float]:
@@ -187,15 +207,16 @@ def main(argv):
         raise app.UsageError(f"unexpected arguments: {argv[1:]}")
     try:
         run()
-    except ValueError as e:
-        raise app.UsageError(str(e)) from None
+    except (pyspiel.SpielError, ValueError) as e:
+        raise app.UsageError(str(e), exitcode=2) from None
 
 
 def run() -> None:
     game = pyspiel.load_game(FLAGS.game)
     match.check_match_game(game)
-    results_dir = FLAGS.results_dir
+    results_dir = FLAGS.results_dir or ("data/olympiad" if FLAGS.publish else "results/olympiad")
     trees_dir = FLAGS.trees_dir or os.path.join(results_dir, "trees")
+    experiments.check_output([results_dir, trees_dir], publish=FLAGS.publish)
     experiments.check_params(results_dir, {name: FLAGS[name].value for name in (
         "game", "num_games", "ismcts_num_games", "mmcts", "gamma", "ismcts_simulations",
         "ismcts_uct_c", "baselines", "seed")})

@@ -123,3 +123,25 @@ def check_distribution(probs: Mapping, actions: Sequence[int], where) -> list[fl
         raise ValueError(f"strategy probabilities {p} for actions {list(actions)} are not a "
                          f"distribution at\n{where}")
     return p
+
+
+def check_size(count: int, limit: int, what: str, fix: str, unit: str = "items") -> None:
+    """Refuse, before allocating anything, a structure of ``count`` ``unit`` above ``limit``.
+
+    ``what`` names the structure and its parameters, ``fix`` what to choose instead.
+    """
+    if count > limit:
+        raise ValueError(f"{what} would have about {count:.3g} {unit}, more than the limit "
+                         f"of {limit:.3g}; {fix}")
+
+
+def check_state_game(state: pyspiel.State, game: str, who: str) -> None:
+    """Refuse a state of another game than ``game`` (the game string ``who`` was built for).
+
+    A bot keeps a search tree (or trained strategies) of its own game; stepped on a state
+    of another game it would answer from the wrong tree.
+    """
+    state_game = str(state.get_game())
+    if state_game != game:
+        raise ValueError(f"{who} was built for {game} but got a state of {state_game}; "
+                         "build a new bot for that game")

@@ -229,7 +229,7 @@ def _play_out(state, seed):
 
 
 @pytest.mark.parametrize("name, message", [
-    ("smmcts_goofspiel(num_cards=0)", "num_cards must be an integer >= 1"),
+    ("smmcts_goofspiel(num_cards=0)", "num_cards must be an integer from 1 to 100"),
     ("smmcts_goofspiel(points_order=shuffled)",
      "points_order must be one of random, descending, ascending; got 'shuffled'"),
     ("smmcts_goofspiel(returns_type=score)",

@@ -41,7 +41,7 @@ def test_exp3_is_stable_for_huge_reward_sums():
 def test_ucb_tries_every_action_then_maximises_the_bound():
     ucb = sel.UCBSelector(3, c=1.0)
     for expected in range(3):
-        assert ucb.select(0.5) == expected
+        assert ucb.select(0.0) == expected  # u = 0 picks the first untried action
         ucb.update(expected, [0.2, 0.9, 0.5][expected])
     assert ucb.select(0.5) == 1
     assert ucb.probabilities() == [0.0, 1.0, 0.0]
@@ -119,3 +119,12 @@ def test_decreasing_gamma():
     assert sel.decreasing_gamma(1.0, 1.0) == 1.0
     assert sel.decreasing_gamma(0.5, 100.0) == pytest.approx(0.05)
     assert sel.decreasing_gamma(1.0, 0.25) == 1.0  # capped at 1
+
+
+def test_ucb_breaks_ties_with_its_random_number():
+    counts, sums = [2, 2, 2, 4], [1.0, 1.0, 0.0, 2.0]  # actions 0 and 1 tie for the best bound
+    picks = [sel.ucb_index_random_ties(sums, counts, 1.0, u) for u in (0.0, 0.49, 0.5, 0.99)]
+    assert picks == [0, 0, 1, 1]
+    assert sel.ucb_index(sums, counts, 1.0) == 0
+    untried = [sel.ucb_index_random_ties([0.0] * 4, [1, 0, 3, 0], 1.0, u) for u in (0.2, 0.7)]
+    assert untried == [1, 3]

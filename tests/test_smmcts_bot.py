@@ -25,10 +25,11 @@ def play(game, bots, seed):
     "tic_tac_toe",
 ])
 @pytest.mark.parametrize("selector", ["rm", "exp3m", "ucb"])
-def test_plays_full_games_through_evaluate_bots(game_string, selector):
+@pytest.mark.parametrize("engine", ["auto", "generic"])  # auto: the kernel where there is one
+def test_plays_full_games_through_evaluate_bots(game_string, selector, engine):
     game = pyspiel.load_game(game_string)
-    bots = [SMMCTSBot(game, 0, selector=selector, iterations=100, seed=1),
-            SMMCTSBot(game, 1, selector=selector, iterations=100, seed=2)]
+    bots = [SMMCTSBot(game, 0, selector=selector, iterations=100, seed=1, engine=engine),
+            SMMCTSBot(game, 1, selector=selector, iterations=100, seed=2, engine=engine)]
     returns = play(game, bots, 0)
     assert sum(returns) == pytest.approx(game.utility_sum())
 

@@ -6,16 +6,28 @@ result as ``<results_dir>/<key>.npz`` (atomically), skips the keys already saved
 shows progress with tqdm, so an interrupted experiment resumes where it stopped. Every
 random number of a job must come from its arguments, so the results are the same whatever
 the backend and the number of workers.
+
+A result file also records its job (key and arguments) and a SHA-256 of its arrays.
+On resuming, a file that cannot be read, fails its checksum, holds NaN, or belongs to
+another key is reported by name and computed again; a file of the same key computed with
+other arguments is refused (mixing it in would relabel old results). Pool workers die with
+the process that started them (Linux), and SIGTERM stops a run like Ctrl-C.
 """
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import hashlib
 import json
+import multiprocessing
 import os
+import signal
+import sys
+import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from multiprocessing import get_context
 from typing import Any
 
 import numpy as np
@@ -23,8 +35,14 @@ from tqdm.auto import tqdm
 
 BACKENDS = ("process", "ray", "serial")
 PARAMS_FILE = "params.json"
+_JOB_RECORD = "__job__"  # names of the arrays that hold a result file's record
+_CHECKSUM = "__sha256__"
 
 Result = dict[str, np.ndarray]
+
+
+class MixedResultsError(ValueError):
+    """A results folder holds results of other parameters: reusing them would mislabel them."""
 
 # ----------------------------------------------------------------------------------------
 # Runner
@@ -61,17 +79,18 @@ def run_jobs(
     results: dict[str, Result] = {}
     todo = []
     for key in jobs:
+        record = _job_record(key, jobs[key])
         path = _result_path(results_dir, key)
-        if os.path.exists(path):
-            with np.load(path) as saved:
-                results[key] = {name: saved[name] for name in saved.files}
-        else:
+        saved = _load_result(path, record) if os.path.exists(path) else None
+        if saved is None:
             todo.append(key)
+        else:
+            results[key] = saved
     bar = tqdm(total=len(jobs), initial=len(jobs) - len(todo), desc=desc, disable=not progress,
                dynamic_ncols=True)
 
     def finish(key: str, result: Result) -> None:
-        _save_result(results_dir, key, result)
+        _save_result(results_dir, key, result, _job_record(key, jobs[key]))
         results[key] = result
         bar.update(1)
 
@@ -91,16 +110,27 @@ def run_jobs(
 def _run_on_pool(fn, jobs, todo, workers, finish) -> None:
     # spawn: numba's compiled code and threads do not survive fork reliably; the on-disk
     # numba cache makes the start-up cheap.
-    with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
-        pending = {}
-        queue = list(reversed(todo))
-        while queue or pending:
-            while queue and len(pending) < 2 * workers:
-                key = queue.pop()
-                pending[pool.submit(fn, **jobs[key])] = key
-            done, _ = wait(pending, return_when=FIRST_COMPLETED)
-            for future in done:
-                finish(pending.pop(future), future.result())
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
+                               initializer=die_with_parent, initargs=(os.getpid(),))
+    try:
+        with exit_on_sigterm():
+            pending = {}
+            queue = list(reversed(todo))
+            while queue or pending:
+                while queue and len(pending) < 2 * workers:
+                    key = queue.pop()
+                    pending[pool.submit(fn, **jobs[key])] = key
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for future in done:
+                    finish(pending.pop(future), future.result())
+    except BaseException:
+        # Interrupted (Ctrl-C, SIGTERM) or failed: stop the jobs in flight now instead of
+        # waiting for them; every finished result is already saved.
+        pool.shutdown(wait=False, cancel_futures=True)
+        for process in multiprocessing.active_children():
+            process.terminate()
+        raise
+    pool.shutdown()
 
 
 def _run_on_ray(fn, jobs, todo, ray_address, workers, finish) -> None:
@@ -128,11 +158,107 @@ def _result_path(results_dir, key: str) -> str:
     return os.path.join(os.fspath(results_dir), f"{key}.npz")
 
 
-def _save_result(results_dir, key: str, result: Result) -> None:
+def _job_record(key: str, kwargs: Mapping[str, Any]) -> str:
+    """The job as canonical JSON: the identity a result file must match to be reused.
+
+    The function is not part of it (a test or a profiler may wrap it); its arguments are.
+    """
+    return json.dumps({"key": key, "arguments": kwargs}, sort_keys=True, default=_jsonable)
+
+
+def _jsonable(value):
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, np.generic):
+        return value.item()
+    return repr(value)
+
+
+def _checksum(result: Mapping[str, np.ndarray]) -> str:
+    digest = hashlib.sha256()
+    for name in sorted(result):
+        array = np.ascontiguousarray(result[name])
+        digest.update(f"{name}:{array.dtype.str}:{array.shape};".encode())
+        digest.update(array.tobytes())
+    return digest.hexdigest()
+
+
+def _save_result(results_dir, key: str, result: Result, record: str) -> None:
+    if _JOB_RECORD in result or _CHECKSUM in result:
+        raise ValueError(f"a job's result may not use the names {_JOB_RECORD}, {_CHECKSUM}")
     path = _result_path(results_dir, key)
     tmp = f"{path}.tmp.npz"
-    np.savez(tmp, **result)
+    np.savez(tmp, **result, **{_JOB_RECORD: np.array(record),
+                               _CHECKSUM: np.array(_checksum(result))})
     os.replace(tmp, path)
+
+
+def _load_result(path: str, record: str) -> Result | None:
+    """The saved result of the job ``record``; None (reported) if the file must be redone.
+
+    Raises ValueError if the file holds this key's result for other arguments.
+    """
+    try:
+        with np.load(path, allow_pickle=False) as saved:
+            arrays = {name: saved[name] for name in saved.files}
+        saved_record = str(arrays.pop(_JOB_RECORD))
+        checksum = str(arrays.pop(_CHECKSUM))
+    except Exception as e:  # noqa: BLE001  (truncated, empty, garbage: any reader error)
+        return _redo(path, f"unreadable or without its job record ({type(e).__name__}: {e})")
+    if _checksum(arrays) != checksum:
+        return _redo(path, "its checksum does not match its contents")
+    if any(a.dtype.kind in "fc" and not np.isfinite(a).all() for a in arrays.values()):
+        return _redo(path, "it holds NaN or infinite values")
+    if saved_record != record:
+        try:
+            saved_key = json.loads(saved_record).get("key")
+        except (ValueError, AttributeError):
+            return _redo(path, "its job record is unreadable")
+        if saved_key != json.loads(record)["key"]:
+            return _redo(path, f"it holds the result of another job ({saved_key!r})")
+        raise MixedResultsError(
+            f"{path} holds a result of this job computed with other arguments; mixing it in "
+            f"would relabel it. Use another --results_dir, or delete the file.\n"
+            f"  saved:  {saved_record[:300]}\n  wanted: {record[:300]}")
+    return arrays
+
+
+def _redo(path: str, reason: str) -> None:
+    print(f"{path}: {reason}; computing it again", file=sys.stderr)
+    os.replace(path, f"{path}.bad")  # Kept for inspection; never read again.
+    return None
+
+
+def die_with_parent(parent_pid: int) -> None:
+    """Pool initializer: have the kernel kill this worker when its parent dies (Linux).
+
+    Without it, SIGKILL or SIGTERM of an experiment leaves its workers computing (and
+    holding their memory) as orphans. Elsewhere this does nothing.
+    """
+    if sys.platform.startswith("linux"):
+        pr_set_pdeathsig = 1
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(pr_set_pdeathsig, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent_pid:  # The parent died before the line above.
+        os._exit(1)
+
+
+@contextlib.contextmanager
+def exit_on_sigterm() -> Iterator[None]:
+    """Within the block, SIGTERM raises SystemExit in the main thread, so pools shut down
+    and finished results stay saved, as after Ctrl-C. (Elsewhere this does nothing.)"""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum, frame):
+        raise SystemExit(128 + signum)
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def check_params(results_dir: str | os.PathLike, params: Mapping[str, Any]) -> None:
@@ -141,11 +267,18 @@ def check_params(results_dir: str | os.PathLike, params: Mapping[str, Any]) -> N
     path = os.path.join(os.fspath(results_dir), PARAMS_FILE)
     wanted = json.loads(json.dumps(dict(params)))
     if os.path.exists(path):
-        with open(path) as f:
-            saved = json.load(f)
+        try:
+            with open(path) as f:
+                saved = json.load(f)
+            if not isinstance(saved, dict):
+                raise ValueError("not a JSON object")
+        except (OSError, ValueError) as e:
+            raise ValueError(f"{path} is unreadable ({e}); it records the parameters of the "
+                             f"results in {results_dir}: restore it, or delete the directory "
+                             "to start afresh") from None
         if saved != wanted:
             changed = sorted(k for k in set(saved) | set(wanted) if saved.get(k) != wanted.get(k))
-            raise ValueError(
+            raise MixedResultsError(
                 f"{results_dir} holds results of a run with other parameters ({', '.join(changed)} "
                 "differ); pass a new --results_dir or delete that directory")
     else:

@@ -242,16 +242,102 @@ class PhantomTTTMultipleTreeSearch:
             rng_state=json.dumps(self._rng.bit_generator.state))
 
     @classmethod
-    def load(cls, path: str) -> PhantomTTTMultipleTreeSearch:
-        """Reads trees written by :meth:`save`; training can go on from where it stopped."""
-        with np.load(path) as data:
-            search = cls(pyspiel.load_game(str(data["game"])), float(data["gamma"]),
-                         int(data["seed"]), capacity=1)
-            search.children = data["children"].copy()
-            search.rewards = data["rewards"].copy()
-            search.counts = data["counts"].copy()
-            search.num_nodes = data["num_nodes"].copy()
-            search.iterations = int(data["iterations"])
-            search.outcomes = data["outcomes"].copy()
-            search._rng.bit_generator.state = json.loads(str(data["rng_state"]))
+    def load(cls, path: str, **expected) -> PhantomTTTMultipleTreeSearch:
+        """Reads trees written by :meth:`save`; training can go on from where it stopped.
+
+        The file is read without pickle and checked before use (shapes, child indices in
+        range, counts and node numbers consistent), so a corrupted or crafted file gives a
+        ValueError naming it instead of a crash or silently dropped trees. ``expected``
+        (``game``, ``gamma``, ``seed``, ``iterations``) must match what the file records,
+        so a cache is never reused for other training parameters.
+        """
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                arrays = {name: data[name] for name in data.files}
+        except (OSError, ValueError, EOFError) as e:  # zipfile.BadZipFile is an OSError too
+            raise ValueError(f"MMCTS tree file {path}: cannot read it ({e}); delete it to "
+                             "train again") from None
+        except Exception as e:  # noqa: BLE001  (zip and npy errors of any kind)
+            raise ValueError(f"MMCTS tree file {path}: cannot read it "
+                             f"({type(e).__name__}: {e}); delete it to train again") from None
+        record = _check_tree_file(path, arrays)
+        for name, value in expected.items():
+            if name not in record:
+                raise TypeError(f"unknown expected field {name!r}; known: {sorted(record)}")
+            wanted = str(checks.load_game(value)) if name == "game" else value
+            if record[name] != wanted:
+                raise ValueError(f"MMCTS tree file {path} was trained with {name}="
+                                 f"{record[name]}, not {wanted}; delete it or use another "
+                                 "trees directory")
+        search = cls(pyspiel.load_game(record["game"]), record["gamma"], record["seed"],
+                     capacity=1)
+        search.children = arrays["children"].copy()
+        search.rewards = arrays["rewards"].copy()
+        search.counts = arrays["counts"].copy()
+        search.num_nodes = arrays["num_nodes"].astype(np.int64)
+        search.iterations = record["iterations"]
+        search.outcomes = arrays["outcomes"].astype(np.int64)
+        try:
+            search._rng.bit_generator.state = record["rng_state"]
+        except (TypeError, ValueError, KeyError) as e:
+            raise ValueError(f"MMCTS tree file {path}: rng_state is unusable ({e}); delete "
+                             "it to train again") from None
         return search
+
+
+_TREE_FILE_FIELDS = ("children", "rewards", "counts", "num_nodes", "gamma", "seed",
+                     "iterations", "outcomes", "game", "rng_state")
+
+
+def _check_tree_file(path: str, a: dict[str, np.ndarray]) -> dict:
+    """The scalar fields of a tree file, after checking every array; ValueError if bad."""
+    def bad(problem: str):
+        raise ValueError(f"MMCTS tree file {path} is corrupted or not a tree file: {problem}; "
+                         "delete it to train again")
+
+    missing = [f for f in _TREE_FILE_FIELDS if f not in a]
+    if missing:
+        bad(f"missing {', '.join(missing)}")
+    children, rewards, counts = a["children"], a["rewards"], a["counts"]
+    used = children.shape[1] if children.ndim == 3 else -1
+    for name, arr, dtype, width in (("children", children, np.int32, 2 * NUM_CELLS),
+                                    ("rewards", rewards, np.float64, NUM_CELLS),
+                                    ("counts", counts, np.int32, NUM_CELLS)):
+        if arr.dtype != dtype or arr.shape != (2, used, width):
+            bad(f"{name} has shape {arr.shape} and dtype {arr.dtype}, expected "
+                f"(2, {used}, {width}) of {np.dtype(dtype)}")
+    num_nodes, outcomes = a["num_nodes"], a["outcomes"]
+    if num_nodes.dtype.kind != "i" or num_nodes.shape != (2,) or num_nodes.min() < 0 \
+            or num_nodes.max() != used:
+        bad(f"num_nodes is {num_nodes!r}, expected two node counts in 0..{used}, the "
+            f"larger {used}")
+    if outcomes.dtype.kind != "i" or outcomes.shape != (3,) or outcomes.min() < 0:
+        bad(f"outcomes is {outcomes!r}, expected three game counts >= 0")
+    for p in range(2):
+        n = int(num_nodes[p])
+        table = children[p, :n]
+        if table.min(initial=-1) < -1 or table.max(initial=-1) >= n:
+            bad(f"player {p}'s child indices leave 0..{n - 1}")
+        if used > n and (children[p, n:] != -1).any():
+            bad(f"player {p} has children beyond its {n} nodes")
+    if not np.isfinite(rewards).all() or counts.min(initial=0) < 0:
+        bad("rewards are not finite or counts are negative")
+    try:
+        record = {"gamma": float(a["gamma"]), "seed": int(a["seed"]),
+                  "iterations": int(a["iterations"]), "game": str(a["game"]),
+                  "rng_state": json.loads(str(a["rng_state"]))}
+    except (TypeError, ValueError) as e:
+        bad(f"a scalar field is unreadable ({e})")
+    if not 0 < record["gamma"] <= 1 or record["seed"] < 0 or record["iterations"] < 0:
+        bad(f"gamma {record['gamma']}, seed {record['seed']} or iterations "
+            f"{record['iterations']} out of range")
+    if int(outcomes.sum()) != record["iterations"]:
+        bad(f"{int(outcomes.sum())} training games recorded for {record['iterations']} "
+            "iterations")
+    game = record["game"]
+    if game.split("(")[0] not in phantom_ttt_rules.SUPPORTED_GAMES:
+        bad(f"game {game!r} is not Phantom Tic-Tac-Toe")
+    state = record["rng_state"]
+    if not isinstance(state, dict) or state.get("bit_generator") != "PCG64":
+        bad("rng_state is not a PCG64 state")
+    return record

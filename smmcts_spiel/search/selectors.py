@@ -16,7 +16,7 @@ the engine into [-1, 1]). A selector has one interface:
   matching uses it.
 
 The arithmetic lives in the module-level ``*_probabilities`` / ``sample_index`` /
-``ucb_index`` functions, written in the subset of Python that numba compiles, so the fast
+``ucb_index*`` functions, written in the subset of Python that numba compiles, so the fast
 explicit-tree engine (:mod:`smmcts_spiel.fast`) runs exactly the same formulas.
 """
 
@@ -98,6 +98,43 @@ def sample_index(probabilities, u):
         acc += probabilities[i]
         if u < acc:
             return i
+    return n - 1
+
+
+def ucb_index_random_ties(reward_sums, counts, c, u):
+    """:func:`ucb_index` with ties broken by the uniform number ``u`` in [0, 1): the
+    ``floor(u k)``-th of the ``k`` untried actions, else of the ``k`` maximisers."""
+    n = len(counts)
+    untried = 0
+    total = 0
+    for i in range(n):
+        if counts[i] == 0:
+            untried += 1
+        total += counts[i]
+    if untried > 0:
+        target = min(int(u * untried), untried - 1)
+        for i in range(n):
+            if counts[i] == 0:
+                if target == 0:
+                    return i
+                target -= 1
+    log_total = math.log(total)
+    best_value = -math.inf
+    ties = 0
+    for i in range(n):
+        value = reward_sums[i] / counts[i] + c * math.sqrt(log_total / counts[i])
+        if value > best_value:
+            best_value = value
+            ties = 1
+        elif value == best_value:
+            ties += 1
+    target = min(int(u * ties), ties - 1)
+    for i in range(n):
+        value = reward_sums[i] / counts[i] + c * math.sqrt(log_total / counts[i])
+        if value == best_value:
+            if target == 0:
+                return i
+            target -= 1
     return n - 1
 
 
@@ -195,7 +232,11 @@ class Exp3Selector:
 
 
 class UCBSelector:
-    """Decoupled UCB1 (UCT): not Hannan consistent, so no Nash guarantee (Shafiei et al.)."""
+    """Decoupled UCB1 (UCT): not Hannan consistent, so no Nash guarantee (Shafiei et al.).
+
+    ``select`` breaks ties (untried actions, equal bounds) at random with its ``u``;
+    ``probabilities`` (for the average strategy) puts all mass on the lowest maximiser.
+    """
 
     uses_action_values = False
     __slots__ = ("reward_sums", "counts", "c")
@@ -211,7 +252,7 @@ class UCBSelector:
         return probs
 
     def select(self, u: float) -> int:
-        return ucb_index(self.reward_sums, self.counts, self.c)
+        return ucb_index_random_ties(self.reward_sums, self.counts, self.c, u)
 
     def update(self, action: int, reward: float, action_values=None) -> None:
         self.reward_sums[action] += reward

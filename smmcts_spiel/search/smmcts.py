@@ -26,7 +26,35 @@ from smmcts_spiel import checks
 from smmcts_spiel.search.evaluators import RandomRolloutEvaluator, sample_chance
 from smmcts_spiel.search.selectors import check_gamma, parse_selector, selector_factory
 
-FINAL_STRATEGIES = ("empirical", "average")
+FINAL_STRATEGIES = ("empirical", "average", "average_no_exploration", "most_visited")
+
+
+def final_probabilities(counts, strategy_sums, final_strategy: str,
+                        exploration: float) -> list[float]:
+    """A node's final strategy for one player from its statistics.
+
+    "empirical": visit frequencies ``n_a / n`` (the paper's); "average": the mean of the
+    selector's sampling distributions; "average_no_exploration": that mean with the
+    selector's uniform exploration removed, ``(p_a - exploration / |A|) / (1 - exploration)``
+    clipped at 0 and renormalised (GTLibrary's choice); "most_visited": all mass on the most
+    visited action (the lowest on ties). Uniform while the node has no statistics.
+    """
+    n = len(counts)
+    if sum(counts) <= 0:
+        return [1.0 / n] * n
+    if final_strategy == "most_visited":
+        best = max(range(n), key=counts.__getitem__)
+        return [1.0 if a == best else 0.0 for a in range(n)]
+    weights = counts if final_strategy == "empirical" else strategy_sums
+    total = sum(weights)
+    if total <= 0:
+        return [1.0 / n] * n
+    probs = [w / total for w in weights]
+    if final_strategy == "average_no_exploration" and exploration < 1.0:
+        kept = [max(0.0, (p - exploration / n) / (1.0 - exploration)) for p in probs]
+        if sum(kept) > 0:
+            probs = [k / sum(kept) for k in kept]
+    return probs
 
 _TERMINAL, _CHANCE, _DECISION = 0, 1, 2
 
@@ -95,18 +123,16 @@ class SearchNode:
             return None
         return self.children[i * len(self.actions[1]) + j]
 
-    def strategy(self, player: int, final_strategy: str = "empirical") -> list[float]:
-        """The final strategy of ``player`` here: empirical frequencies or average strategy."""
+    def strategy(self, player: int, final_strategy: str = "empirical",
+                 exploration: float = 0.0) -> list[float]:
+        """The final strategy of ``player`` here (see :func:`final_probabilities`)."""
         if self.kind != _DECISION:
             raise ValueError("only decision nodes have strategies")
         n = len(self.actions[player])
         if self.children is None:
             return [1.0 / n] * n
-        weights = (self.counts if final_strategy == "empirical" else self.strategy_sums)[player]
-        total = sum(weights)
-        if total <= 0:
-            return [1.0 / n] * n
-        return [w / total for w in weights]
+        sums = self.strategy_sums[player] if self.strategy_sums else [0.0] * n
+        return final_probabilities(self.counts[player], sums, final_strategy, exploration)
 
 
 class SMMCTS:
@@ -119,7 +145,8 @@ class SMMCTS:
         propagate their mean value instead of the sampled one.
       gamma: exploration of RM and Exp3, in (0, 1].
       c: exploration constant of UCB.
-      final_strategy: "empirical" (frequencies n_i / n, the paper's) or "average" (the mean
+      final_strategy: one of FINAL_STRATEGIES (see :func:`final_probabilities`):
+        "empirical" (frequencies n_i / n, the paper's) or "average" (the mean
         of the sampling distributions).
       evaluator: scores a new leaf; anything with OpenSpiel's ``evaluate(state)`` returning
         every player's return. Default: one random rollout seeded from ``seed``.
@@ -140,7 +167,9 @@ class SMMCTS:
         self.selector = selector
         self.final_strategy = final_strategy
         self._make_selector = selector_factory(base, gamma, c)
-        self._track_average = final_strategy == "average"
+        self._track_average = final_strategy.startswith("average")
+        # The uniform exploration the selectors mix in (removed by average_no_exploration).
+        self.exploration = 0.0 if base == "ucb" else float(gamma)
         self._rng = random.Random(seed)
         self.evaluator = evaluator or RandomRolloutEvaluator(seed=self._rng.getrandbits(63))
         scale = max(abs(game.min_utility()), abs(game.max_utility())) or 1.0
@@ -148,6 +177,7 @@ class SMMCTS:
         self._utility_sum = game.utility_sum()
         self.root: SearchNode | None = None
         self._root_history: list[int] = []
+        self.last_iterations = 0  # iterations of the last run
 
     # -- tree management ---------------------------------------------------------------
 
@@ -208,6 +238,7 @@ class SMMCTS:
         if time_limit is None:
             for _ in range(iterations):
                 self._simulate(root)
+            self.last_iterations = iterations
             return root
         deadline = time.perf_counter() + time_limit
         done = 0
@@ -216,6 +247,7 @@ class SMMCTS:
             done += 1
             if done % 16 == 0 and time.perf_counter() >= deadline:
                 break
+        self.last_iterations = done
         return root
 
     def _simulate(self, node: SearchNode) -> float:
@@ -309,7 +341,8 @@ class SMMCTS:
         node = self.find(state)
         if node is not None and node.kind == _DECISION and (
                 node.mover is None or node.mover == player):
-            return dict(zip(node.actions[player], node.strategy(player, self.final_strategy)))
+            return dict(zip(node.actions[player],
+                            node.strategy(player, self.final_strategy, self.exploration)))
         actions = state.legal_actions(player)
         return {a: 1.0 / len(actions) for a in actions}
 

@@ -23,6 +23,9 @@ from smmcts_spiel.trees.json_format import (
     to_json,
 )
 from smmcts_spiel.trees.nodes import (
+    MAX_FILE_BYTES,
+    MAX_NODES,
+    MAX_STAGES,
     ChanceStage,
     MatrixStage,
     MatrixTree,
@@ -50,6 +53,7 @@ from smmcts_spiel.trees.random_trees import (
 
 __all__ = [
     "CHANCE", "FORMAT_NAME", "FORMAT_VERSION", "GRID_UTILITIES", "LEAF", "MATRIX",
+    "MAX_FILE_BYTES", "MAX_NODES", "MAX_STAGES",
     "UTILITY_DISTRIBUTIONS", "ChanceStage", "FlatTree", "MatrixStage", "MatrixTree",
     "MatrixTreeError", "Node", "Path", "depth", "dump", "dumps", "flatten", "format_compact",
     "from_json", "grid_game", "grid_game_codes", "is_leaf", "iter_nodes", "iter_paths",

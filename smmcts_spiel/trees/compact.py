@@ -19,7 +19,14 @@ import fractions
 import re
 
 from smmcts_spiel.trees.json_format import FORMAT_NAME, FORMAT_VERSION, from_json
-from smmcts_spiel.trees.nodes import ChanceStage, MatrixStage, MatrixTree, MatrixTreeError, Node
+from smmcts_spiel.trees.nodes import (
+    MAX_STAGES,
+    ChanceStage,
+    MatrixStage,
+    MatrixTree,
+    MatrixTreeError,
+    Node,
+)
 
 _TOKEN = re.compile(r"[\[\]{}:]|[^\s\[\]{}:;]+")
 
@@ -31,7 +38,8 @@ def parse_compact(text: str) -> MatrixTree:
 
     def fail(message: str):
         where = tokens[pos][1] if pos < len(tokens) else len(text)
-        raise MatrixTreeError(f"{message} at character {where} of {text!r}; "
+        shown = text if len(text) <= 120 else f"{text[:100]}...({len(text)} characters)"
+        raise MatrixTreeError(f"{message} at character {where} of {shown!r}; "
                               "expected the compact form, e.g. [[1 0] [0 1]]")
 
     def peek() -> str | None:
@@ -54,8 +62,10 @@ def parse_compact(text: str) -> MatrixTree:
             raise MatrixTreeError(f"{kind} {tok!r} at character "
                                   f"{tokens[pos_back][1]} is not a number") from None
 
-    def node():
+    def node(stages: int = 0):
         tok = peek()
+        if tok in ("[", "{") and stages >= MAX_STAGES:
+            fail(f"the tree is deeper than {MAX_STAGES} stages, the limit")
         if tok == "[":
             take("[")
             rows = []
@@ -63,7 +73,7 @@ def parse_compact(text: str) -> MatrixTree:
                 take("[")
                 row = []
                 while peek() not in ("]", None):
-                    row.append(node())
+                    row.append(node(stages + 1))
                 take("]")
                 rows.append(row)
             take("]")
@@ -74,7 +84,7 @@ def parse_compact(text: str) -> MatrixTree:
             while peek() not in ("}", None):
                 p = number("probability")
                 take(":")
-                outcomes.append([p, node()])
+                outcomes.append([p, node(stages + 1)])
             take("}")
             return {"chance": outcomes}
         if tok in (None, "]", "}", ":"):

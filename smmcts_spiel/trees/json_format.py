@@ -19,7 +19,16 @@ import json
 import math
 import os
 
-from smmcts_spiel.trees.nodes import ChanceStage, MatrixStage, MatrixTree, MatrixTreeError, Node
+from smmcts_spiel.trees.nodes import (
+    MAX_FILE_BYTES,
+    MAX_NODES,
+    MAX_STAGES,
+    ChanceStage,
+    MatrixStage,
+    MatrixTree,
+    MatrixTreeError,
+    Node,
+)
 
 FORMAT_NAME = "smmcts_matrix_tree"
 FORMAT_VERSION = 1
@@ -62,13 +71,20 @@ def from_json(data: dict) -> MatrixTree:
     return MatrixTree(root, metadata)
 
 
-def _node_from_json(obj, where: str) -> Node:
+def _node_from_json(obj, where: str, stages: int = 0, count: list | None = None) -> Node:
+    count = [0] if count is None else count
+    count[0] += 1
+    if count[0] > MAX_NODES:
+        raise MatrixTreeError(f"the tree has more than {MAX_NODES} nodes, the limit")
     if isinstance(obj, bool):
         raise MatrixTreeError(f"{where}: expected a number or a stage, got {obj!r}")
     if isinstance(obj, (int, float)):
         if not math.isfinite(obj):
             raise MatrixTreeError(f"{where}: leaf utility must be finite, got {obj!r}")
         return float(obj)
+    if isinstance(obj, dict) and stages >= MAX_STAGES:
+        raise MatrixTreeError(f"{where[:60]}...: the tree is deeper than {MAX_STAGES} stages, "
+                              "the limit")
     if isinstance(obj, dict) and set(obj) == {"matrix"}:
         rows = obj["matrix"]
         if not isinstance(rows, list) or not rows or not all(
@@ -79,7 +95,8 @@ def _node_from_json(obj, where: str) -> Node:
             raise MatrixTreeError(f"{where}: matrix rows have different lengths "
                                   f"{[len(r) for r in rows]}")
         return MatrixStage(tuple(
-            tuple(_node_from_json(c, f"{where}[{i}][{j}]") for j, c in enumerate(r))
+            tuple(_node_from_json(c, f"{where}[{i}][{j}]", stages + 1, count)
+                  for j, c in enumerate(r))
             for i, r in enumerate(rows)))
     if isinstance(obj, dict) and set(obj) == {"chance"}:
         outs = obj["chance"]
@@ -91,7 +108,8 @@ def _node_from_json(obj, where: str) -> Node:
                     or not isinstance(pair[0], (int, float)) or not 0 < pair[0] <= 1):
                 raise MatrixTreeError(
                     f"{where}.chance[{k}]: expected [probability in (0, 1], node], got {pair!r}")
-            parsed.append((float(pair[0]), _node_from_json(pair[1], f"{where}.chance[{k}]")))
+            parsed.append((float(pair[0]), _node_from_json(pair[1], f"{where}.chance[{k}]",
+                                                        stages + 1, count)))
         total = sum(p for p, _ in parsed)
         if abs(total - 1.0) > 1e-9:
             raise MatrixTreeError(f"{where}: chance probabilities sum to {total}, not 1")
@@ -109,6 +127,8 @@ def loads(text: str) -> MatrixTree:
         data = json.loads(text)
     except json.JSONDecodeError as e:
         raise MatrixTreeError(f"not valid JSON: {e}") from None
+    except RecursionError:
+        raise MatrixTreeError(f"nested too deeply (more than {MAX_STAGES} stages)") from None
     return from_json(data)
 
 
@@ -124,11 +144,13 @@ def dump(tree: MatrixTree | Node, path: str | os.PathLike) -> None:
 def load(path: str | os.PathLike) -> MatrixTree:
     try:
         with open(path) as f:
-            text = f.read()
+            text = f.read(MAX_FILE_BYTES + 1)
     except OSError as e:
         raise MatrixTreeError(f"cannot read matrix tree file {os.fspath(path)!r}: "
                               f"{e.strerror}") from None
     try:
+        if len(text) > MAX_FILE_BYTES:
+            raise MatrixTreeError(f"larger than {MAX_FILE_BYTES} bytes, the limit")
         return loads(text)
     except MatrixTreeError as e:
         raise MatrixTreeError(f"{os.fspath(path)}: {e}") from None

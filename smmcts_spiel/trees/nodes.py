@@ -24,6 +24,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+#: Limits on explicit trees, checked before building or reading one: nodes (a node is a
+#: Python object of ~100 bytes), stages from the root to a leaf (the tree functions recurse
+#: once per stage) and the bytes of a tree file.
+MAX_NODES = 5_000_000
+MAX_STAGES = 200
+MAX_FILE_BYTES = 200_000_000
+
 
 @dataclass(frozen=True)
 class MatrixStage:

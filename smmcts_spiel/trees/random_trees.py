@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from smmcts_spiel.trees.nodes import ChanceStage, MatrixStage, MatrixTreeError, Node, matrix_game
+from smmcts_spiel import checks
+from smmcts_spiel.trees.nodes import (
+    MAX_NODES,
+    MAX_STAGES,
+    ChanceStage,
+    MatrixStage,
+    MatrixTreeError,
+    Node,
+    matrix_game,
+)
 
 UTILITY_DISTRIBUTIONS = ("uniform", "grid3")
 
@@ -42,6 +51,14 @@ def random_stacked_matrix(
         raise MatrixTreeError(
             f"utilities must be one of {', '.join(UTILITY_DISTRIBUTIONS)}; got {utilities!r}"
         )
+    if depth > MAX_STAGES:
+        raise MatrixTreeError(f"depth must be at most {MAX_STAGES} stages, got {depth}")
+    per_stage = branching_p1 * branching_p2 * max(chance_branching, 1)
+    checks.check_size(
+        per_stage ** min(depth, MAX_STAGES + 1), MAX_NODES,
+        f"a random stacked matrix game of depth {depth} and {branching_p1} x {branching_p2} "
+        f"stages{f' with {chance_branching} chance outcomes' if chance_branching else ''}",
+        "choose a smaller depth or branching", unit="leaves")
     rng = np.random.default_rng(seed)
 
     def leaf() -> float:

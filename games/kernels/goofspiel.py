@@ -1,0 +1,224 @@
+"""Goofspiel as a numba game kernel: OpenSpiel's ``goofspiel`` and our ``smmcts_goofspiel``.
+
+The state is a small int64 array (layout in the ``_HAND0``... constants); the rules are
+those of :mod:`smmcts_spiel.games.goofspiel` (which mirror OpenSpiel's C++ game): every
+round a prize is dealt (by chance with ``points_order=random``), both players bid a card at
+once, the higher bid wins the prize, a tie discards it, and the last round, where nobody has
+a choice, is played automatically. Bidding card ``c`` is action ``c - 1``; chance outcome
+``k`` deals prize ``k + 1``. The tests replay random trajectories against both pyspiel games.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from smmcts_spiel.games.kernels.base import CHANCE, DECISION, TERMINAL
+
+SHORT_NAMES = ("goofspiel", "smmcts_goofspiel")
+POINTS_ORDERS = ("random", "descending", "ascending")
+RETURNS_TYPES = ("win_loss", "point_difference", "total_points")
+MAX_CARDS = 62  # hands and dealt prizes are bit masks in one int64
+
+# State layout.
+_HAND0, _HAND1, _POINTS0, _POINTS1, _PRIZE, _DEALT, _TURN, _OVER, _CHANCE_PENDING = range(9)
+STATE_SIZE = 9
+# Parameter layout.
+_NUM_CARDS, _ORDER, _RETURNS = range(3)
+_RANDOM, _DESCENDING, _ASCENDING = range(3)
+
+
+def parameters(game) -> tuple[np.ndarray, np.ndarray] | None:
+    """The kernel's (int, float) parameter arrays for ``game``; None if it does not cover it."""
+    p = game.get_parameters()
+    if p.get("imp_info", False) or p.get("players", 2) != 2 or p.get("num_turns", -1) != -1:
+        return None
+    n = p.get("num_cards", 13)
+    order = p.get("points_order", "random")
+    returns = p.get("returns_type", "win_loss")
+    if not 1 <= n <= MAX_CARDS or order not in POINTS_ORDERS or returns not in RETURNS_TYPES:
+        return None
+    return (np.array([n, POINTS_ORDERS.index(order), RETURNS_TYPES.index(returns)], np.int64),
+            np.zeros(0))
+
+
+def limits(params: np.ndarray) -> tuple[int, int, int]:
+    """(most actions of a player, most chance outcomes, most nodes on a root-leaf path)."""
+    n = int(params[_NUM_CARDS])
+    return n, n, 2 * n + 1
+
+
+@numba.njit(cache=True)
+def _deal(state, card):
+    state[_PRIZE] = card
+    state[_DEALT] |= np.int64(1) << card
+    state[_CHANCE_PENDING] = 0
+
+
+@numba.njit(cache=True)
+def _play_round(state, bid0, bid1):
+    prize = state[_PRIZE] + 1
+    if bid0 > bid1:
+        state[_POINTS0] += prize
+    elif bid1 > bid0:
+        state[_POINTS1] += prize
+    state[_HAND0] &= ~(np.int64(1) << bid0)
+    state[_HAND1] &= ~(np.int64(1) << bid1)
+    state[_TURN] += 1
+
+
+@numba.njit(cache=True)
+def _lowest_card(mask):
+    c = 0
+    while not (mask >> c) & 1:
+        c += 1
+    return c
+
+
+@numba.njit(cache=True)
+def initial_state(params):
+    n = params[_NUM_CARDS]
+    state = np.zeros(STATE_SIZE, np.int64)
+    state[_HAND0] = (np.int64(1) << n) - 1
+    state[_HAND1] = state[_HAND0]
+    if params[_ORDER] == _RANDOM:
+        state[_PRIZE] = -1
+        state[_CHANCE_PENDING] = 1
+    else:
+        _deal(state, 0 if params[_ORDER] == _ASCENDING else n - 1)
+    return state
+
+
+@numba.njit(cache=True)
+def status(state, params, data):
+    if state[_OVER]:
+        return TERMINAL
+    return CHANCE if state[_CHANCE_PENDING] else DECISION
+
+
+@numba.njit(cache=True)
+def legal_actions(state, params, data, player, out):
+    hand = state[_HAND0 + player]
+    k = 0
+    for c in range(params[_NUM_CARDS]):
+        if (hand >> c) & 1:
+            out[k] = c
+            k += 1
+    return k
+
+
+@numba.njit(cache=True)
+def chance_outcomes(state, params, data, outcomes, probs):
+    n = params[_NUM_CARDS]
+    k = 0
+    for c in range(n):
+        if not (state[_DEALT] >> c) & 1:
+            outcomes[k] = c
+            k += 1
+    for i in range(k):
+        probs[i] = 1.0 / k
+    return k
+
+
+@numba.njit(cache=True)
+def apply_chance(state, params, data, outcome):
+    _deal(state, outcome)
+
+
+@numba.njit(cache=True)
+def apply_actions(state, params, data, action0, action1):
+    n = params[_NUM_CARDS]
+    _play_round(state, action0, action1)
+    turn = state[_TURN]
+    if turn < n:
+        if params[_ORDER] == _RANDOM:
+            state[_CHANCE_PENDING] = 1
+        elif params[_ORDER] == _ASCENDING:
+            _deal(state, state[_PRIZE] + 1)
+        else:
+            _deal(state, state[_PRIZE] - 1)
+    if turn == n - 1:
+        # Nobody has a choice in the last round: play it now (as OpenSpiel does).
+        if state[_CHANCE_PENDING]:
+            _deal(state, _lowest_card(~state[_DEALT]))
+        _play_round(state, _lowest_card(state[_HAND0]), _lowest_card(state[_HAND1]))
+    if state[_TURN] == n:
+        state[_OVER] = 1
+
+
+@numba.njit(cache=True)
+def returns(state, params, data):
+    """Player 0's return at a terminal state."""
+    p0 = state[_POINTS0]
+    p1 = state[_POINTS1]
+    kind = params[_RETURNS]
+    if kind == 0:
+        return 1.0 if p0 > p1 else -1.0 if p1 > p0 else 0.0
+    if kind == 1:
+        return (p0 - p1) / 2.0
+    return float(p0)
+
+
+@numba.njit(cache=True)
+def _random_card(mask, n, u):
+    """The floor(u * k)-th card (ascending) of the k cards in ``mask``."""
+    k = 0
+    for c in range(n):
+        k += (mask >> c) & 1
+    target = min(int(u * k), k - 1)
+    for c in range(n):
+        if (mask >> c) & 1:
+            if target == 0:
+                return c
+            target -= 1
+    return -1
+
+
+@numba.njit(cache=True)
+def rollout(state, params, data, rng):
+    """Player 0's return after uniformly random play (and chance) from ``state``."""
+    n = params[_NUM_CARDS]
+    while not state[_OVER]:
+        if state[_CHANCE_PENDING]:
+            _deal(state, _random_card(~state[_DEALT] & ((np.int64(1) << n) - 1), n,
+                                      rng.random()))
+        else:
+            a0 = _random_card(state[_HAND0], n, rng.random())
+            a1 = _random_card(state[_HAND1], n, rng.random())
+            apply_actions(state, params, data, a0, a1)
+    return returns(state, params, data)
+
+
+@numba.njit(cache=True)
+def heuristic(state, params, data, rng):
+    """Leaf value without a rollout: the score so far plus the prizes left shared by the
+    hands' strength (each player's share of the remaining card sum), in player 0's units.
+
+    A cheap game-aware evaluator for the kernel's evaluator slot; it is exact at terminals.
+    """
+    if state[_OVER]:
+        return returns(state, params, data)
+    n = params[_NUM_CARDS]
+    left = 0
+    for c in range(n):
+        if not (state[_DEALT] >> c) & 1:
+            left += c + 1
+    if state[_PRIZE] >= 0 and not state[_CHANCE_PENDING]:
+        left += state[_PRIZE] + 1
+    sum0 = 0
+    sum1 = 0
+    for c in range(n):
+        if (state[_HAND0] >> c) & 1:
+            sum0 += c + 1
+        if (state[_HAND1] >> c) & 1:
+            sum1 += c + 1
+    share0 = sum0 / (sum0 + sum1) if sum0 + sum1 > 0 else 0.5
+    e0 = state[_POINTS0] + share0 * left
+    e1 = state[_POINTS1] + (1.0 - share0) * left
+    kind = params[_RETURNS]
+    if kind == 0:
+        total = n * (n + 1) / 2.0
+        return max(-1.0, min(1.0, 2.0 * (e0 - e1) / total))
+    if kind == 1:
+        return (e0 - e1) / 2.0
+    return e0

@@ -1,0 +1,139 @@
+"""Oshi-Zumo (OpenSpiel's ``oshi_zumo``) as a numba game kernel.
+
+Both players start with ``coins`` coins and a wrestler in the middle of a field of
+``2 * size + 3`` positions (0 and ``2 * size + 2`` are off the edge). Each turn both bid at
+once (at least ``min_bid``, or all they have left if less); the higher bid pushes the
+wrestler one step towards the other player and both bids are paid. The game ends when the
+wrestler leaves the field, both are out of coins, or after ``horizon`` turns; the player
+who pushed the wrestler off wins, otherwise the one on whose opposite side the wrestler
+stands (a draw in the middle, or always with ``alesia``). Rules as OpenSpiel's C++ source.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from smmcts_spiel.games.kernels.base import DECISION, TERMINAL
+
+SHORT_NAMES = ("oshi_zumo",)
+_COINS0, _COINS1, _POSITION, _MOVES, _WINNER = range(5)
+STATE_SIZE = 5
+_START_COINS, _SIZE, _HORIZON, _MIN_BID, _ALESIA = range(5)
+
+
+def parameters(game) -> tuple[np.ndarray, np.ndarray]:
+    """The kernel's (int, float) parameter arrays for ``game``."""
+    p = game.get_parameters()
+    return (np.array([p["coins"], p["size"], p["horizon"], p["min_bid"], int(p["alesia"])],
+                     np.int64), np.zeros(0))
+
+
+def limits(params: np.ndarray) -> tuple[int, int, int]:
+    """(most actions of a player, most chance outcomes, most nodes on a root-leaf path)."""
+    coins, horizon = int(params[_START_COINS]), int(params[_HORIZON])
+    # Every turn but the last costs a coin unless min_bid is 0; the horizon bounds it anyway.
+    return coins + 1, 1, max(1, horizon) + 1
+
+
+@numba.njit(cache=True)
+def initial_state(params):
+    state = np.zeros(STATE_SIZE, np.int64)
+    state[_COINS0] = params[_START_COINS]
+    state[_COINS1] = params[_START_COINS]
+    state[_POSITION] = params[_SIZE] + 1
+    state[_WINNER] = -1
+    return state
+
+
+@numba.njit(cache=True)
+def status(state, params, data):
+    if (state[_MOVES] >= params[_HORIZON] or state[_WINNER] != -1
+            or (state[_COINS0] == 0 and state[_COINS1] == 0)):
+        return TERMINAL
+    return DECISION
+
+
+@numba.njit(cache=True)
+def legal_actions(state, params, data, player, out):
+    coins = state[_COINS0 + player]
+    k = 0
+    for bid in range(params[_MIN_BID], coins + 1):
+        out[k] = bid
+        k += 1
+    if k == 0:  # Less than the minimum bid left: bid everything.
+        out[0] = coins
+        k = 1
+    return k
+
+
+@numba.njit(cache=True)
+def chance_outcomes(state, params, data, outcomes, probs):
+    return 0
+
+
+@numba.njit(cache=True)
+def apply_chance(state, params, data, outcome):
+    pass
+
+
+@numba.njit(cache=True)
+def apply_actions(state, params, data, action0, action1):
+    if action0 > action1:
+        state[_POSITION] += 1
+    elif action0 < action1:
+        state[_POSITION] -= 1
+    state[_COINS0] -= action0
+    state[_COINS1] -= action1
+    if state[_POSITION] == 0:
+        state[_WINNER] = 1
+    elif state[_POSITION] == 2 * params[_SIZE] + 2:
+        state[_WINNER] = 0
+    state[_MOVES] += 1
+
+
+@numba.njit(cache=True)
+def returns(state, params, data):
+    """Player 0's return at a terminal state."""
+    if state[_WINNER] == 0:
+        return 1.0
+    if state[_WINNER] == 1:
+        return -1.0
+    middle = params[_SIZE] + 1
+    if params[_ALESIA] or state[_POSITION] == middle:
+        return 0.0
+    return 1.0 if state[_POSITION] > middle else -1.0
+
+
+@numba.njit(cache=True)
+def _random_bid(coins, min_bid, u):
+    if coins < min_bid:
+        return coins
+    k = coins - min_bid + 1
+    return min_bid + min(int(u * k), k - 1)
+
+
+@numba.njit(cache=True)
+def rollout(state, params, data, rng):
+    """Player 0's return after uniformly random bids from ``state``."""
+    while status(state, params, data) != TERMINAL:
+        a0 = _random_bid(state[_COINS0], params[_MIN_BID], rng.random())
+        a1 = _random_bid(state[_COINS1], params[_MIN_BID], rng.random())
+        apply_actions(state, params, data, a0, a1)
+    return returns(state, params, data)
+
+
+@numba.njit(cache=True)
+def heuristic(state, params, data, rng):
+    """Leaf value without a rollout: the wrestler's position and the coin balance.
+
+    Exact at terminals. Elsewhere ``tanh`` of the distance the wrestler has been pushed
+    towards player 1's edge plus the coin lead in units of the starting coins: the player
+    with more coins left can win more pushes.
+    """
+    if status(state, params, data) == TERMINAL:
+        return returns(state, params, data)
+    size = params[_SIZE]
+    push = (state[_POSITION] - (size + 1)) / (size + 1)
+    lead = (state[_COINS0] - state[_COINS1]) / max(1, params[_START_COINS])
+    return np.tanh(push + lead)

@@ -1,0 +1,265 @@
+"""The kernel engine runs the generic engine's algorithm: same statistics, same interface."""
+
+import time
+
+import numpy as np
+import pyspiel
+import pytest
+
+import smmcts_spiel  # noqa: F401  (registers smmcts_goofspiel)
+from smmcts_spiel.bots import SMMCTSBot
+from smmcts_spiel.exact import exploitability
+from smmcts_spiel.search.evaluators import RandomRolloutEvaluator
+from smmcts_spiel.search.kernel_engine import KernelSMMCTS
+from smmcts_spiel.search.smmcts import FINAL_STRATEGIES, SMMCTS, final_probabilities
+
+SELECTORS = ["rm", "rmm", "exp3", "exp3m", "ucb", "ucbm"]
+GOOF4 = "goofspiel(num_cards=4,imp_info=False,points_order=descending)"
+GOOF3_RANDOM = ("goofspiel(num_cards=3,imp_info=False,points_order=random,"
+                "returns_type=point_difference)")
+GOOF4_RANDOM = ("goofspiel(num_cards=4,imp_info=False,points_order=random,"
+                "returns_type=point_difference)")
+
+
+def tree_size(node) -> int:
+    children = node.children or []
+    if isinstance(children, dict):
+        children = children.values()
+    return 1 + sum(tree_size(child) for child in children if child is not None)
+
+
+def statistics(engine, game, selector, iterations, seeds, final_strategy="empirical"):
+    """Per seed: NashConv of the search's policy, root mean value, tree size."""
+    rows = []
+    for seed in seeds:
+        search = engine(game, selector=selector, seed=seed, final_strategy=final_strategy)
+        root = search.run(game.new_initial_state(), iterations)
+        size = search.counters[0] if engine is KernelSMMCTS else tree_size(root)
+        rows.append((exploitability.evaluate(game, search.policy()).nash_conv, root.mean(),
+                     size))
+    return np.array(rows, dtype=float)
+
+
+def assert_same_distribution(a, b):
+    """Column means agree within 4 standard errors of their difference."""
+    se = np.sqrt(a.var(axis=0, ddof=1) / len(a) + b.var(axis=0, ddof=1) / len(b))
+    assert np.all(np.abs(a.mean(axis=0) - b.mean(axis=0)) <= 4 * se + 1e-9), (
+        a.mean(axis=0), b.mean(axis=0), se)
+
+
+@pytest.mark.parametrize("game_string, selector, final_strategy", [
+    (GOOF4, "rm", "empirical"),
+    (GOOF3_RANDOM, "exp3m", "average"),
+    ("oshi_zumo(coins=3,size=1,horizon=4)", "ucb", "empirical"),
+    ("smmcts_random_stacked_matrix(depth=2,branching=3,chance_branching=2,seed=1)", "rmm",
+     "empirical"),
+])
+def test_same_statistics_as_the_generic_engine_quick(game_string, selector, final_strategy):
+    game = pyspiel.load_game(game_string)
+    seeds = range(8)
+    assert_same_distribution(statistics(SMMCTS, game, selector, 1_000, seeds, final_strategy),
+                             statistics(KernelSMMCTS, game, selector, 1_000, seeds,
+                                        final_strategy))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("selector", SELECTORS)
+def test_same_statistics_as_the_generic_engine(selector):
+    game = pyspiel.load_game(GOOF3_RANDOM)
+    seeds = range(20)
+    for final_strategy in ("empirical", "average"):
+        assert_same_distribution(
+            statistics(SMMCTS, game, selector, 2_000, seeds, final_strategy),
+            statistics(KernelSMMCTS, game, selector, 2_000, seeds, final_strategy))
+
+
+def test_exploitability_falls_as_with_the_generic_engine():
+    """Cross-check with the exact evaluator: RM's empirical strategy on Goofspiel-3 falls
+    to the same NashConv (the gamma = 0.05 exploration floor) with both engines."""
+    game = pyspiel.load_game("goofspiel(num_cards=3,imp_info=False,points_order=descending)")
+    state = game.new_initial_state()
+    kernel = KernelSMMCTS(game, selector="rm", seed=0)
+    kernel.run(state, 100)
+    early = exploitability.evaluate(game, kernel.policy()).nash_conv
+    kernel.run(state, 20_000)
+    late = exploitability.evaluate(game, kernel.policy()).nash_conv
+    generic = SMMCTS(game, selector="rm", seed=0)
+    generic.run(state, 20_100)
+    assert late < 0.12 < early
+    assert late == pytest.approx(exploitability.evaluate(game, generic.policy()).nash_conv,
+                                 abs=0.02)
+
+
+def test_same_seed_same_tree():
+    game = pyspiel.load_game(GOOF4_RANDOM)
+    searches = [KernelSMMCTS(game, selector="exp3", seed=9) for _ in range(2)]
+    for search in searches:
+        search.run(game.new_initial_state(), 3_000)
+    a, b = searches
+    assert a.counters.tolist() == b.counters.tolist()
+    n = a.counters[0]
+    assert np.array_equal(a.nodes_f[:, :n], b.nodes_f[:, :n])
+    assert np.array_equal(a.slots[:, :a.counters[2]], b.slots[:, :b.counters[2]])
+
+
+def test_tree_is_reused_along_the_actual_history():
+    game = pyspiel.load_game(GOOF4)
+    search = KernelSMMCTS(game, seed=0)
+    state = game.new_initial_state()
+    root = search.run(state, 2_000)
+    i = int(np.argmax(root.counts[0]))
+    j = int(np.argmax(root.counts[1]))
+    child = root.child((root.actions[0][i], root.actions[1][j]))
+    visits, strategy, total = child.visits, child.strategy(1), child.total
+    state.apply_actions([root.actions[0][i], root.actions[1][j]])
+    # The subtree is copied into fresh arrays (the rest of the tree is dropped) unchanged.
+    new_root = search.set_root(state)
+    assert (new_root.visits, new_root.strategy(1), new_root.total) == (visits, strategy, total)
+    assert search.counters[0] < 2_000
+    assert search.run(state, 10).visits > visits
+    assert search.set_root(game.new_initial_state()).visits == 0  # a fresh tree
+
+
+def test_subtree_copy_keeps_every_statistic():
+    """Re-rooting at a child gives the same tree as the child's subtree before."""
+    game = pyspiel.load_game(GOOF4_RANDOM)
+    search = KernelSMMCTS(game, seed=0, final_strategy="average")
+    state = game.new_initial_state()
+    search.run(state, 5_000)
+    state.apply_action(2)
+    state.apply_actions([1, 3])
+    state.apply_action(0)
+
+    def subtree(node, out):
+        out.append((node.visits, node.total, node.is_chance, node.is_terminal))
+        if node.is_open and not node.is_terminal:
+            if node.is_chance:
+                return
+            out.append((node.actions, node.counts, node.strategy(0, "average")))
+            for a in node.actions[0]:
+                for b in node.actions[1]:
+                    child = node.child((a, b))
+                    if child is not None:
+                        subtree(child, out)
+        return out
+
+    before = subtree(search.find(state), [])
+    assert len(before) > 10
+    assert subtree(search.set_root(state), []) == before
+
+
+def test_tree_reuse_through_chance_keeps_growing_the_arrays():
+    game = pyspiel.load_game("goofspiel(num_cards=6,imp_info=False,points_order=random)")
+    search = KernelSMMCTS(game, seed=1, initial_nodes=64)  # forces growth many times
+    state = game.new_initial_state()
+    rng = np.random.default_rng(0)
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            state.apply_action(outcomes[rng.integers(len(outcomes))][0])
+            continue
+        assert search.run(state, 500).visits > 0
+        state.apply_actions([int(rng.choice(state.legal_actions(p))) for p in (0, 1)])
+    assert search.nodes_i.shape[1] > 64
+
+
+def test_policy_export_is_the_tree_strategy_and_evaluable():
+    game = pyspiel.load_game(GOOF4_RANDOM)
+    bot = SMMCTSBot(game, 0, iterations=2_000, seed=3, final_strategy="average")
+    assert isinstance(bot.search, KernelSMMCTS)
+    state = game.new_initial_state()
+    state.apply_action(1)
+    _, action = bot.step_with_policy(state)
+    root = bot.search.root
+    policy = bot.policy()
+    for player in (0, 1):
+        assert list(policy.action_probabilities(state, player).values()) == pytest.approx(
+            root.strategy(player, "average"))
+    report = exploitability.evaluate(game, policy)
+    assert 0 <= report.e1 and 0 <= report.e2 and np.isfinite(report.nash_conv)
+
+
+@pytest.mark.parametrize("selector", SELECTORS)
+@pytest.mark.parametrize("final_strategy", FINAL_STRATEGIES)
+def test_every_selector_and_final_strategy_plays(selector, final_strategy):
+    game = pyspiel.load_game("smmcts_goofspiel(num_cards=4,points_order=random)")
+    bot = SMMCTSBot(game, 1, selector=selector, iterations=300, seed=0,
+                    final_strategy=final_strategy)
+    assert isinstance(bot.search, KernelSMMCTS)
+    state = game.new_initial_state()
+    state.apply_action(2)
+    pairs, action = bot.step_with_policy(state)
+    assert action in state.legal_actions(1)
+    assert sum(p for _, p in pairs) == pytest.approx(1.0)
+
+
+def test_time_limit_is_kept():
+    game = pyspiel.load_game("goofspiel(num_cards=8,imp_info=False,points_order=descending)")
+    bot = SMMCTSBot(game, 0, iterations=None, time_limit=0.05, seed=0)
+    bot.step(game.new_initial_state())  # loads the compiled engine
+    start = time.perf_counter()
+    bot.step(game.new_initial_state())
+    # Generous bound (shared test machines); bench_bot.py reports the actual overshoot.
+    assert time.perf_counter() - start < 0.15
+    assert bot.search.last_iterations > 100
+
+
+def test_engine_choice():
+    goofspiel = pyspiel.load_game(GOOF4)
+    assert isinstance(SMMCTSBot(goofspiel, 0).search, KernelSMMCTS)
+    assert isinstance(SMMCTSBot(goofspiel, 0, engine="generic").search, SMMCTS)
+    assert isinstance(SMMCTSBot(goofspiel, 0, evaluator="heuristic").search, KernelSMMCTS)
+    python_evaluator = RandomRolloutEvaluator(seed=0)
+    assert isinstance(SMMCTSBot(goofspiel, 0, evaluator=python_evaluator).search, SMMCTS)
+    assert isinstance(SMMCTSBot(pyspiel.load_game("tic_tac_toe"), 0).search, SMMCTS)
+    with pytest.raises(ValueError, match="no game kernel"):
+        SMMCTSBot(pyspiel.load_game("tic_tac_toe"), 0, engine="kernel")
+    with pytest.raises(ValueError, match="engine="):
+        SMMCTSBot(goofspiel, 0, engine="kernel", evaluator=python_evaluator)
+    with pytest.raises(ValueError, match="kernel evaluator"):
+        SMMCTSBot(goofspiel, 0, engine="generic", evaluator="heuristic")
+    with pytest.raises(ValueError, match="evaluator must be one of"):
+        SMMCTSBot(goofspiel, 0, evaluator="nonsense")
+    with pytest.raises(ValueError, match="engine must be"):
+        SMMCTSBot(goofspiel, 0, engine="fast")
+
+
+def test_heuristic_evaluator_plays_well():
+    """The Goofspiel heuristic needs no rollouts and still beats random play."""
+    game = pyspiel.load_game("goofspiel(num_cards=6,imp_info=False,points_order=descending)")
+    wins = losses = 0
+    for k in range(20):
+        bot = SMMCTSBot(game, 0, evaluator="heuristic", iterations=300, seed=k)
+        rng = np.random.default_rng(k)
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            state.apply_actions([bot.step(state), int(rng.choice(state.legal_actions(1)))])
+        wins += state.returns()[0] > 0
+        losses += state.returns()[0] < 0
+    assert wins >= 2 * losses
+
+
+def test_final_move_rules():
+    counts, sums = [2, 7, 1], [1.0, 8.0, 1.0]
+    assert final_probabilities(counts, sums, "empirical", 0.3) == pytest.approx([0.2, 0.7, 0.1])
+    assert final_probabilities(counts, sums, "average", 0.3) == pytest.approx([0.1, 0.8, 0.1])
+    # (0.1 - 0.1) / 0.7 = 0 and (0.8 - 0.1) / 0.7 = 1: the exploration is all that was mixed in.
+    assert final_probabilities(counts, sums, "average_no_exploration", 0.3) == pytest.approx(
+        [0.0, 1.0, 0.0])
+    assert final_probabilities(counts, sums, "most_visited", 0.3) == [0.0, 1.0, 0.0]
+    assert final_probabilities([0, 0], [0.0, 0.0], "most_visited", 0.1) == [0.5, 0.5]
+
+
+@pytest.mark.parametrize("engine", [KernelSMMCTS, SMMCTS])
+def test_final_move_rules_read_the_root_statistics(engine):
+    game = pyspiel.load_game(GOOF4)
+    search = engine(game, selector="rm", gamma=0.2, seed=0,
+                    final_strategy="average_no_exploration")
+    root = search.run(game.new_initial_state(), 2_000)
+    average = np.array(root.strategy(0, "average"))
+    kept = np.clip((average - 0.2 / 4) / 0.8, 0, None)
+    assert root.strategy(0, "average_no_exploration", 0.2) == pytest.approx(kept / kept.sum())
+    counts = root.counts[0]
+    assert root.strategy(0, "most_visited")[int(np.argmax(counts))] == 1.0
+    policy = search.policy().action_probabilities(game.new_initial_state(), 0)
+    assert list(policy.values()) == pytest.approx(kept / kept.sum())
