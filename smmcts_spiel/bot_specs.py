@@ -7,9 +7,12 @@ A spec is ``name`` or ``name(key=value,...)``; :func:`make_bot` builds a fresh, 
     mmcts(training_iterations=100000,gamma=0.1)     MMCTSBot, trained when built
     mmcts(file=trees/x.npz,final_strategy=empirical)  MMCTSBot on a saved Phantom TTT search
     belief_sampler                                  the Belief Sampler (Phantom TTT)
+    oos(delta=0.9,epsilon=0.6,time_limit=0.1)       OOSBot (Online Outcome Sampling)
+    is_smmcts(selector=exp3,gamma=0.1,iterations=1000)  ISSMMCTSBot (information sets)
     ismcts(simulations=100,uct_c=2)                 OpenSpiel's ISMCTSBot (Phantom TTT)
     mcts(time_limit=0.1,engine=cpp)                 OpenSpiel's MCTSBot, Python or C++
     random                                          uniform random
+    nfsp(file=run.pkl)                              average policy of an MC-NFSP checkpoint
     cpp(bot=uniform_random,...)                     any bot in pyspiel.registered_bots()
 
 Budgets are per move: ``iterations`` and/or ``time_limit`` (seconds); giving only
@@ -22,7 +25,7 @@ import os
 
 import pyspiel
 
-from smmcts_spiel.bots import BeliefSamplerBot, MMCTSBot, SMMCTSBot
+from smmcts_spiel.bots import BeliefSamplerBot, ISSMMCTSBot, MMCTSBot, OOSBot, SMMCTSBot
 from smmcts_spiel.bots.openspiel_bots import TurnBasedMCTSBot, ismcts_bot
 from smmcts_spiel.search.mmcts_phantom_ttt import PhantomTTTMultipleTreeSearch
 
@@ -33,10 +36,14 @@ BOT_PARAMS: dict[str, dict[str, type]] = {
     "mmcts": {"training_iterations": int, "gamma": float, "iterations": int,
               "final_strategy": str, "engine": str, "train_from": str, "file": str},
     "belief_sampler": {},
+    "oos": {"iterations": int, "time_limit": float, "delta": float, "epsilon": float},
+    "is_smmcts": {"selector": str, "gamma": float, "c": float, "iterations": int,
+                  "time_limit": float, "final_strategy": str},
     "ismcts": {"simulations": int, "uct_c": float},
     "mcts": {"iterations": int, "time_limit": float, "uct_c": float, "rollouts": int,
              "engine": str},
     "random": {},
+    "nfsp": {"file": str},
     "cpp": {},
 }
 BOT_KINDS = tuple(BOT_PARAMS)
@@ -77,7 +84,7 @@ def make_bot(spec: str, game: pyspiel.Game, player_id: int, seed: int) -> pyspie
     """A fresh bot for ``player_id`` from a spec string, seeded with ``seed``."""
     params = parse_bot_spec(spec)
     kind = params.pop("name")
-    if kind in ("smmcts", "mcts") and "time_limit" in params:
+    if kind in ("smmcts", "mcts", "oos", "is_smmcts") and "time_limit" in params:
         params.setdefault("iterations", None)  # time alone, unless both are given
     if kind == "smmcts":
         return SMMCTSBot(game, player_id, seed=seed, **params)
@@ -87,11 +94,17 @@ def make_bot(spec: str, game: pyspiel.Game, player_id: int, seed: int) -> pyspie
         return _mmcts_bot(game, player_id, seed, params)
     if kind == "belief_sampler":
         return BeliefSamplerBot(game, player_id, seed=seed)
+    if kind == "oos":
+        return OOSBot(game, player_id, seed=seed, **params)
+    if kind == "is_smmcts":
+        return ISSMMCTSBot(game, player_id, seed=seed, **params)
     if kind == "ismcts":
         return ismcts_bot(game, params.get("simulations", 100), seed=seed,
                           uct_c=params.get("uct_c", 2.0))
     if kind == "random":
         return pyspiel.make_uniform_random_bot(player_id, seed)
+    if kind == "nfsp":
+        return _nfsp_bot(game, player_id, seed, params)
     name = params.pop("bot", None)
     if name not in pyspiel.registered_bots():
         raise ValueError(f"cpp bot spec {spec!r} needs bot=<one of "
@@ -116,3 +129,21 @@ def _mmcts_bot(game: pyspiel.Game, player_id: int, seed: int, params: dict) -> M
             _LOADED_SEARCHES[path] = PhantomTTTMultipleTreeSearch.load(path)
         search = _LOADED_SEARCHES[path]
     return MMCTSBot(game, player_id, seed=seed, search=search, **params)
+
+
+def _nfsp_bot(game: pyspiel.Game, player_id: int, seed: int, params: dict) -> pyspiel.Bot:
+    """The average policy of a saved MC-NFSP run (needs the ``nfsp`` extra: jax, flax)."""
+    path = params.get("file")
+    if path is None or not os.path.isfile(path):
+        raise ValueError(f"nfsp(file={path}): no such file; give a checkpoint saved by "
+                         "MCNFSP.save (scripts/nfsp_othello.py writes <out>_mc_nfsp.pkl)")
+    try:
+        from smmcts_spiel.nfsp.mc_nfsp import MCNFSP
+        from smmcts_spiel.nfsp.policy import PolicyBot
+    except ImportError as e:
+        raise ValueError(f"nfsp bots need the nfsp extra (pip install 'smmcts-spiel[nfsp]'): "
+                         f"{e}") from None
+    run = MCNFSP.load(path)
+    if str(run.game) != str(game):
+        raise ValueError(f"nfsp(file={path}) was trained on {run.game}, not {game}")
+    return PolicyBot(run.average_policy(), player_id, seed=seed)

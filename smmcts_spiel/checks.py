@@ -125,6 +125,15 @@ def check_distribution(probs: Mapping, actions: Sequence[int], where) -> list[fl
     return p
 
 
+def check_probability(value, name: str, *, below_one: bool = False) -> float:
+    """A probability in [0, 1] (or [0, 1) with ``below_one``), e.g. an exploration rate."""
+    bound = "[0, 1)" if below_one else "[0, 1]"
+    if (isinstance(value, bool) or not isinstance(value, (int, float, np.floating))
+            or not 0 <= value <= 1 or (below_one and value == 1)):
+        raise ValueError(f"{name} must be a probability in {bound}, got {value!r}")
+    return float(value)
+
+
 def check_size(count: int, limit: int, what: str, fix: str, unit: str = "items") -> None:
     """Refuse, before allocating anything, a structure of ``count`` ``unit`` above ``limit``.
 

@@ -19,6 +19,7 @@ GAMES = [
     "smmcts_phantom_ttt",
     "smmcts_random_stacked_matrix(depth=3,chance_branching=2)",
     "smmcts_matrix_tree(tree=[[1 0] [0 1]])",
+    "smmcts_othello",
 ]
 
 

@@ -1,0 +1,106 @@
+"""Exploitability vs wall time on small Othello: MC-NFSP against NFSP.
+
+* ``mc_nfsp``: :class:`smmcts_spiel.nfsp.mc_nfsp.MCNFSP` (PUCT best response);
+* ``nfsp``: OpenSpiel's ``open_spiel.python.jax.nfsp`` (DQN best response, kuhn_nfsp.py's
+  settings), through :mod:`smmcts_spiel.nfsp.openspiel_nfsp`;
+* ``own_nfsp``: our DQN-NFSP, :class:`smmcts_spiel.nfsp.anfsp.ANFSP` without actors (same
+  algorithm as ``nfsp``, a faster implementation).
+
+Both learners train for --budget seconds of wall time each (same machine, in alternating
+rounds so that both see the same load); every --eval_every seconds of training the average
+policy's exact exploitability (NashConv, player-1 units) is computed on the whole game.
+Evaluation time is not counted.
+
+  nice -n 10 python scripts/nfsp_othello.py --budget=300 --eval_every=30     # minutes
+  python scripts/nfsp_othello.py --budget=14400 --eval_every=600             # hours
+
+Writes <out>.csv (algorithm, seed, train_seconds, episodes, e1, e2, nash_conv), <out>.png
+and <out>.json (parameters). Rows are written as they are measured; --resume continues
+MC-NFSP from its checkpoint (--checkpoint, under the git-ignored results/) and appends
+(with --algorithms=mc_nfsp if NFSP's rows are complete: OpenSpiel's agents are not
+checkpointed here).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pyspiel
+from absl import app, flags
+from open_spiel.python import policy as policy_lib
+
+from smmcts_spiel.nfsp import exploitability, race
+from smmcts_spiel.nfsp.anfsp import ANFSP, ANFSPConfig
+from smmcts_spiel.nfsp.mc_nfsp import MCNFSP, Config
+from smmcts_spiel.nfsp.openspiel_nfsp import NFSPConfig, OpenSpielNFSP
+
+_GAME = flags.DEFINE_string("game", "smmcts_othello(board_size=4)", "A game with exact "
+                            "exploitability (perfect information, transposition keys).")
+_BUDGET = flags.DEFINE_float("budget", 300.0, "Training seconds per algorithm.", lower_bound=1)
+_EVAL_EVERY = flags.DEFINE_float("eval_every", 30.0, "Training seconds between evaluations.",
+                                 lower_bound=1)
+ALGORITHMS = ("mc_nfsp", "nfsp", "own_nfsp")
+_ALGORITHMS = flags.DEFINE_list("algorithms", ["mc_nfsp", "nfsp"], ", ".join(ALGORITHMS))
+_SIMULATIONS = flags.DEFINE_integer("num_simulations", 32, "MC-NFSP's searches per move.",
+                                    lower_bound=1)
+_SEED = flags.DEFINE_integer("seed", 0, "Seed of both learners.")
+_OUT = flags.DEFINE_string("out", "docs/figures/nfsp_othello", "Output path prefix.")
+_RESUME = flags.DEFINE_bool("resume", False, "Continue MC-NFSP from its checkpoint.")
+_CHECKPOINT = flags.DEFINE_string("checkpoint", None, "MC-NFSP's checkpoint "
+                                  "[results/nfsp/<out's name>_mc_nfsp.pkl]; a bot spec "
+                                  "nfsp(file=...) plays its average policy.")
+
+
+def _usage(message: str) -> app.UsageError:
+    """A usage error: absl prints the message and the flags, and exits with status 2."""
+    return app.UsageError(message, exitcode=2)
+
+
+def main(argv):
+    if len(argv) > 1:
+        raise _usage(f"unexpected arguments: {argv[1:]}")
+    unknown = set(_ALGORITHMS.value) - set(ALGORITHMS)
+    if unknown or not _ALGORITHMS.value:
+        raise _usage(f"--algorithms: use {', '.join(ALGORITHMS)}; got {_ALGORITHMS.value}")
+    try:
+        exploitability.positions(_GAME.value)
+        Config(game=_GAME.value, num_simulations=_SIMULATIONS.value)
+    except Exception as e:  # noqa: BLE001  (a bad game string or a game without exact values)
+        raise _usage(f"--game={_GAME.value!r}: {e}") from None
+    os.makedirs(os.path.dirname(_OUT.value) or ".", exist_ok=True)
+    checkpoint = _CHECKPOINT.value or os.path.join(
+        "results", "nfsp", f"{os.path.basename(_OUT.value)}_mc_nfsp.pkl")
+    os.makedirs(os.path.dirname(checkpoint) or ".", exist_ok=True)
+    resume = _RESUME.value and os.path.exists(checkpoint)
+    learners = {}
+    for name in _ALGORITHMS.value:
+        if name == "mc_nfsp":
+            learners[name] = (MCNFSP.load(checkpoint) if resume else MCNFSP(Config(
+                game=_GAME.value, num_simulations=_SIMULATIONS.value, seed=_SEED.value)))
+        elif name == "own_nfsp":
+            learners[name] = ANFSP(ANFSPConfig(game=_GAME.value, hidden=(128, 128),
+                                               num_actors=0, seed=_SEED.value))
+        else:
+            learners[name] = OpenSpielNFSP(NFSPConfig(game=_GAME.value, seed=_SEED.value))
+    params = {flag.name: flag.value for flag in (_GAME, _BUDGET, _EVAL_EVERY, _ALGORITHMS,
+                                                 _SIMULATIONS, _SEED)}
+    params["configs"] = {name: repr(run.config) for name, run in learners.items()}
+    with open(f"{_OUT.value}.json", "w") as f:
+        json.dump(params, f, indent=1)
+
+    def checkpoint_mc_nfsp(name, run):
+        if name == "mc_nfsp":
+            run.save(checkpoint)
+
+    race.race(learners, _BUDGET.value, _EVAL_EVERY.value,
+              lambda policy: exploitability.evaluate(_GAME.value, policy),
+              f"{_OUT.value}.csv", _SEED.value, checkpoint_mc_nfsp, append=resume)
+    uniform = exploitability.evaluate(
+        _GAME.value, policy_lib.UniformRandomPolicy(pyspiel.load_game(_GAME.value)))
+    race.plot(f"{_OUT.value}.csv", f"{_OUT.value}.png", f"{_GAME.value}: exact NashConv",
+              anchors={"uniform random policy": uniform.nash_conv})
+
+
+if __name__ == "__main__":
+    app.run(main)

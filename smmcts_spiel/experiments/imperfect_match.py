@@ -1,0 +1,168 @@
+"""Head-to-head matches of imperfect-information bots at equal wall-clock time per move.
+
+:func:`make_bot` builds every bot of issue 14's comparison from a name, a game and a time
+per move (kept here, apart from the match runner's spec registry, until the bot specs are
+merged there). OpenSpiel's ISMCTSBot and the MMCTSBot take a number of simulations, not
+a time, so they are wrapped: ISMCTS gets the number of simulations its measured rate
+allows in the time left after drawing its worlds; MMCTS trains in small batches until
+the time is up.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+
+import numpy as np
+import pyspiel
+from open_spiel.python.algorithms import ismcts, mcts
+from open_spiel.python.algorithms.evaluate_bots import evaluate_bots
+from tqdm.auto import tqdm
+
+from smmcts_spiel import checks
+from smmcts_spiel.bots import BeliefSamplerBot, ISSMMCTSBot, MMCTSBot, OOSBot
+from smmcts_spiel.search.information_sets import (
+    WorldSampler,
+    check_sequential_search_game,
+    decision_state,
+)
+
+BOT_NAMES = ("oos", "is_smmcts_rm", "is_smmcts_exp3", "ismcts", "mmcts", "belief_sampler",
+             "random")
+_MMCTS_BATCH = 200
+
+
+class TimedISMCTSBot(pyspiel.Bot):
+    """OpenSpiel's ISMCTSBot (UCT, one random rollout, most visited action) on a time budget.
+
+    Worlds are drawn by chance probability from the information set
+    (:class:`~smmcts_spiel.search.information_sets.WorldSampler`); a simultaneous game is
+    searched through its turn-based conversion.
+    """
+
+    def __init__(self, game: pyspiel.Game, player_id: int, time_limit: float, seed: int,
+                 uct_c: float = 2.0):
+        super().__init__()
+        self._search_game = check_sequential_search_game(game, "ISMCTS")
+        self.player_id = checks.check_player_id(player_id)
+        _, self._time_limit = checks.check_budget(None, time_limit)
+        self._rng = random.Random(seed)
+        self._uct_c = uct_c
+        self._rate = None  # simulations per second, measured on earlier moves
+        self.simulations = 0
+
+    def restart_at(self, state) -> None:
+        """Nothing to do: every move searches afresh."""
+
+    def _search(self, decision, sampler, simulations: int):
+        np_rng = np.random.RandomState(self._rng.getrandbits(31))
+        bot = ismcts.ISMCTSBot(self._search_game, mcts.RandomRolloutEvaluator(1, np_rng),
+                               self._uct_c, simulations, random_state=np_rng)
+        bot.set_resampler(sampler)
+        start = time.perf_counter()
+        policy = bot.get_policy(decision)
+        self._rate = simulations / max(time.perf_counter() - start, 1e-9)
+        self.simulations += simulations
+        return policy
+
+    def step(self, state: pyspiel.State) -> int:
+        deadline = time.perf_counter() + self._time_limit
+        decision = decision_state(self._search_game, state, self.player_id)
+        sampler = WorldSampler(self._search_game, decision, self.player_id, self._rng)
+        if self._rate is None:
+            self._search(decision, sampler, 20)  # a probe, to measure the rate
+        left = deadline - time.perf_counter()
+        # ISMCTS needs a few simulations past the root's expansion to have visit counts.
+        policy = self._search(decision, sampler, max(5, int(self._rate * left)))
+        actions, probs = zip(*policy)
+        best = max(probs)
+        return int(self._rng.choice([a for a, p in zip(actions, probs) if p == best]))
+
+
+class TimedMMCTSBot(pyspiel.Bot):
+    """MMCTSBot (Exp3, empirical final strategy) training from its information state
+    until the time per move is up; its trees persist between moves and games."""
+
+    def __init__(self, game: pyspiel.Game, player_id: int, time_limit: float, seed: int):
+        super().__init__()
+        _, self._time_limit = checks.check_budget(None, time_limit)
+        # One training simulation compiles the numba engine now, not during a timed move.
+        self._bot = MMCTSBot(game, player_id, training_iterations=1, gamma=0.1, seed=seed,
+                             final_strategy="empirical")
+        self.simulations = 1
+
+    def restart_at(self, state) -> None:
+        """Nothing to do: the trees are indexed by information states of the whole game."""
+
+    def step(self, state: pyspiel.State) -> int:
+        deadline = time.perf_counter() + self._time_limit
+        while time.perf_counter() < deadline:
+            self._bot.search.train(_MMCTS_BATCH, from_state=state)
+            self.simulations += _MMCTS_BATCH
+        return self._bot.step(state)
+
+
+def make_bot(name: str, game: pyspiel.Game, player_id: int, time_limit: float,
+             seed: int) -> pyspiel.Bot:
+    """A fresh, seeded bot ``name`` (one of :data:`BOT_NAMES`) with ``time_limit`` s/move."""
+    if name == "oos":
+        return OOSBot(game, player_id, iterations=None, time_limit=time_limit, seed=seed)
+    if name in ("is_smmcts_rm", "is_smmcts_exp3"):
+        return ISSMMCTSBot(game, player_id, selector=name.rpartition("_")[2], gamma=0.1,
+                           iterations=None, time_limit=time_limit, seed=seed)
+    if name == "ismcts":
+        return TimedISMCTSBot(game, player_id, time_limit, seed)
+    if name == "mmcts":
+        return TimedMMCTSBot(game, player_id, time_limit, seed)
+    if name == "belief_sampler":
+        return BeliefSamplerBot(game, player_id, seed=seed)
+    if name == "random":
+        return pyspiel.make_uniform_random_bot(player_id, seed)
+    raise ValueError(f"unknown bot {name!r}; choose one of {', '.join(BOT_NAMES)}")
+
+
+def search_iterations(bot: pyspiel.Bot) -> int | None:
+    """Iterations (simulations) the bot has searched so far, if it searches."""
+    if isinstance(bot, (OOSBot, ISSMMCTSBot)):
+        return bot.search.iterations
+    return getattr(bot, "simulations", None)
+
+
+def play_pair(game: pyspiel.Game, name_a: str, name_b: str, num_games: int,
+              time_limit: float, seed: int, progress: bool = True) -> dict:
+    """``num_games`` games of A against B, seats alternating; A's returns and search rates."""
+    rng = random.Random(seed)
+    bots_a = [make_bot(name_a, game, p, time_limit, rng.getrandbits(31)) for p in (0, 1)]
+    bots_b = [make_bot(name_b, game, p, time_limit, rng.getrandbits(31)) for p in (0, 1)]
+    chance_rng = np.random.RandomState(rng.getrandbits(31))
+    returns, moves = [], {name_a: 0, name_b: 0}
+    for k in tqdm(range(num_games), desc=f"{name_a} vs {name_b}", leave=False,
+                  disable=not progress):
+        seat_a = k % 2
+        bots = [bots_a[0], bots_b[1]] if seat_a == 0 else [bots_b[0], bots_a[1]]
+        state = game.new_initial_state()
+        result = evaluate_bots(state, bots, chance_rng)
+        returns.append(result[seat_a])
+    for name, bots in ((name_a, bots_a), (name_b, bots_b)):
+        counts = [search_iterations(b) for b in bots]
+        moves[name] = None if None in counts else sum(counts)
+    return {"returns": returns, "iterations": moves}
+
+
+def summary(returns) -> dict:
+    """Wins, draws, losses, mean return and the half-width of its normal 95% interval."""
+    r = np.asarray(returns, dtype=float)
+    half = (1.96 * float(np.std(r, ddof=1)) / math.sqrt(len(r))) if len(r) > 1 else math.inf
+    return {"games": len(r), "wins": int(np.sum(r > 0)), "draws": int(np.sum(r == 0)),
+            "losses": int(np.sum(r < 0)), "mean": float(np.mean(r)), "ci95": half}
+
+
+def pair_job(game: str, bot_a: str, bot_b: str, num_games: int, time_limit: float,
+             seed: int) -> dict[str, np.ndarray]:
+    """One match of ``scripts/imperfect_match.py`` as arrays (a resumable runner job)."""
+    result = play_pair(pyspiel.load_game(game), bot_a, bot_b, num_games, time_limit, seed,
+                       progress=False)
+    iterations = [-1 if result["iterations"][n] is None else result["iterations"][n]
+                  for n in (bot_a, bot_b)]
+    return {"returns": np.array(result["returns"]), "iterations": np.array(iterations)}

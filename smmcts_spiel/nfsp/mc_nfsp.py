@@ -1,0 +1,208 @@
+"""MC-NFSP self-play: an MCTS best response, a supervised average policy, mixed by ``eta``.
+
+Algorithm 1 of Zhang et al. (2019). At the start of every episode each player picks its
+mode: with probability ``eta`` it plays best responses (every move a PUCT search,
+:func:`smmcts_spiel.nfsp.mcts.search`, against the opponent's average policy), otherwise
+its average policy. Best-response moves store ``(s, pi)`` (``pi`` the search's visit
+frequencies) in the replay memory, completed with the episode's outcome ``z`` for the
+mover, and ``(s, a)`` in the reservoir. Every ``learn_every`` episodes the best-response
+network is fitted to ``(pi, z)`` (cross-entropy + squared error) and the average network
+to the reservoir's actions (cross-entropy). Both players share both networks.
+
+:class:`MCNFSP` is resumable: :meth:`MCNFSP.save` pickles the networks, optimiser
+states, memories, generators and counters; :meth:`MCNFSP.load` continues exactly there.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import pickle
+import time
+from dataclasses import dataclass
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+import pyspiel
+
+from smmcts_spiel import checks
+from smmcts_spiel.nfsp import mcts
+from smmcts_spiel.nfsp.buffers import ReplayBuffer, ReservoirBuffer
+from smmcts_spiel.nfsp.networks import PolicyNet, PolicyValueNet, legal_mask, masked_probabilities
+from smmcts_spiel.nfsp.policy import NetworkPolicy, state_tensor, tensor_size
+
+
+@dataclass(frozen=True)
+class Config:
+    """MC-NFSP's parameters (defaults sized for 4 x 4 Othello on a laptop core)."""
+
+    game: str = "smmcts_othello"
+    hidden: tuple[int, ...] = (128, 128)
+    eta: float = 0.1  # probability of playing the best response in an episode
+    num_simulations: int = 32
+    c_puct: float = 1.5
+    replay_capacity: int = 20_000
+    reservoir_capacity: int = 200_000
+    batch_size: int = 128
+    learn_every: int = 1  # episodes between training steps
+    br_learning_rate: float = 1e-3
+    avg_learning_rate: float = 1e-3
+    seed: int = 0
+
+    def __post_init__(self):
+        if not 0.0 < self.eta <= 1.0:
+            raise ValueError(f"eta must be in (0, 1], got {self.eta!r}")
+        checks.check_count(self.num_simulations, "num_simulations", 1)
+        checks.check_count(self.batch_size, "batch_size", 1)
+        checks.check_count(self.learn_every, "learn_every", 1)
+        checks.check_count(self.replay_capacity, "replay_capacity", 1)
+        checks.check_count(self.reservoir_capacity, "reservoir_capacity", 1)
+        if not self.c_puct > 0:
+            raise ValueError(f"c_puct must be positive, got {self.c_puct!r}")
+
+
+class MCNFSP:
+    """One MC-NFSP run: networks, memories, and the self-play loop."""
+
+    def __init__(self, config: Config):
+        self.config = config
+        self.game = pyspiel.load_game(config.game)
+        checks.check_game(self.game, "MC-NFSP", sequential_only=True,
+                          hint="MC-NFSP searches the true state; for poker use ANFSP / NFSP")
+        n = self.num_actions = self.game.num_distinct_actions()
+        self.rng = np.random.default_rng(config.seed)
+        x = jnp.zeros((1, tensor_size(self.game)))
+        k1, k2 = jax.random.split(jax.random.PRNGKey(config.seed))
+        self.br_net = PolicyValueNet(config.hidden, n)
+        self.avg_net = PolicyNet(config.hidden, n)
+        self.br_params = self.br_net.init(k1, x)
+        self.avg_params = self.avg_net.init(k2, x)
+        self.br_opt = optax.adam(config.br_learning_rate)
+        self.avg_opt = optax.adam(config.avg_learning_rate)
+        self.br_opt_state = self.br_opt.init(self.br_params)
+        self.avg_opt_state = self.avg_opt.init(self.avg_params)
+        self.replay = ReplayBuffer(config.replay_capacity, self.rng)
+        self.reservoir = ReservoirBuffer(config.reservoir_capacity, self.rng)
+        self.episodes = 0
+        self.train_seconds = 0.0
+        self._compile()
+
+    # -- networks -----------------------------------------------------------------------
+
+    def _compile(self) -> None:
+        br_net, avg_net = self.br_net, self.avg_net
+
+        @jax.jit
+        def br_eval(params, x, mask):
+            logits, value = br_net.apply(params, x)
+            return masked_probabilities(logits, mask), value
+
+        @jax.jit
+        def avg_eval(params, x, mask):
+            return masked_probabilities(avg_net.apply(params, x), mask)
+
+        def br_loss(params, x, mask, pi, z):
+            logits, value = br_net.apply(params, x)
+            logp = jax.nn.log_softmax(jnp.where(mask > 0, logits, -1e9))
+            return jnp.mean((value - z) ** 2) - jnp.mean(jnp.sum(pi * logp, axis=-1))
+
+        def avg_loss(params, x, mask, action):
+            logits = avg_net.apply(params, x)
+            logp = jax.nn.log_softmax(jnp.where(mask > 0, logits, -1e9))
+            return -jnp.mean(jnp.take_along_axis(logp, action[:, None], axis=-1))
+
+        def step(opt, loss):
+            @jax.jit
+            def update(params, opt_state, *batch):
+                value, grads = jax.value_and_grad(loss)(params, *batch)
+                updates, opt_state = opt.update(grads, opt_state, params)
+                return optax.apply_updates(params, updates), opt_state, value
+            return update
+
+        self._br_eval, self._avg_eval = br_eval, avg_eval
+        self._br_update = step(self.br_opt, br_loss)
+        self._avg_update = step(self.avg_opt, avg_loss)
+
+    def _inputs(self, state: pyspiel.State):
+        player = state.current_player()
+        return (state_tensor(state, player)[None],
+                legal_mask(state.legal_actions(), self.num_actions)[None])
+
+    def best_response(self, state: pyspiel.State) -> tuple[np.ndarray, float]:
+        probs, value = self._br_eval(self.br_params, *self._inputs(state))
+        return np.asarray(probs[0], np.float64), float(value[0])
+
+    def average(self, state: pyspiel.State) -> np.ndarray:
+        return np.asarray(self._avg_eval(self.avg_params, *self._inputs(state))[0], np.float64)
+
+    def average_policy(self) -> NetworkPolicy:
+        """The average strategy (the output of fictitious play) as an OpenSpiel policy."""
+        return NetworkPolicy(self.game, self.avg_net.apply, self.avg_params)
+
+    # -- self-play ----------------------------------------------------------------------
+
+    def play_episode(self) -> None:
+        """One self-play episode; fills the memories."""
+        cfg = self.config
+        best_response = self.rng.random(2) < cfg.eta
+        state = self.game.new_initial_state()
+        pending = []  # (player, x, mask, pi) waiting for the outcome
+        while not state.is_terminal():
+            player = state.current_player()
+            x, mask = self._inputs(state)
+            if best_response[player]:
+                pi = mcts.search(state, self, cfg.num_simulations, cfg.c_puct, self.rng)
+                action = int(self.rng.choice(self.num_actions, p=pi))
+                pending.append((player, x[0], mask[0], pi.astype(np.float32)))
+                self.reservoir.add((x[0], mask[0], np.int32(action)))
+            else:
+                p = self.average(state)
+                action = int(self.rng.choice(self.num_actions, p=p / p.sum()))
+            state.apply_action(action)
+        returns = state.returns()
+        for player, x, mask, pi in pending:
+            self.replay.add((x, mask, pi, np.float32(returns[player])))
+        self.episodes += 1
+
+    def learn(self) -> None:
+        """One gradient step on each network whose memory has data."""
+        b = self.config.batch_size
+        if len(self.replay):
+            self.br_params, self.br_opt_state, _ = self._br_update(
+                self.br_params, self.br_opt_state, *self.replay.sample(b))
+        if len(self.reservoir):
+            self.avg_params, self.avg_opt_state, _ = self._avg_update(
+                self.avg_params, self.avg_opt_state, *self.reservoir.sample(b))
+
+    def train(self, seconds: float) -> None:
+        """Self-play and learn for ``seconds`` of wall time (added to ``train_seconds``)."""
+        stop = time.perf_counter() + seconds
+        start = time.perf_counter()
+        while time.perf_counter() < stop:
+            self.play_episode()
+            if self.episodes % self.config.learn_every == 0:
+                self.learn()
+        self.train_seconds += time.perf_counter() - start
+
+    # -- checkpoints --------------------------------------------------------------------
+
+    def save(self, path) -> None:
+        """Everything needed to continue bit for bit: parameters, optimisers, memories, rng."""
+        state = {k: jax.tree_util.tree_map(np.asarray, getattr(self, k)) for k in (
+            "br_params", "avg_params", "br_opt_state", "avg_opt_state")}
+        state.update({k: getattr(self, k) for k in (
+            "replay", "reservoir", "rng", "episodes", "train_seconds")})
+        with open(path, "wb") as f:
+            pickle.dump({"config": dataclasses.asdict(self.config), "state": state}, f)
+
+    @classmethod
+    def load(cls, path) -> MCNFSP:
+        with open(path, "rb") as f:
+            saved = pickle.load(f)
+        config = saved["config"]
+        run = cls(Config(**{**config, "hidden": tuple(config["hidden"])}))
+        for k, v in saved["state"].items():
+            setattr(run, k, v)
+        run.replay.rng = run.reservoir.rng = run.rng
+        return run

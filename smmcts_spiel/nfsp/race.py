@@ -1,0 +1,81 @@
+"""Learners racing on wall time: alternate rounds, evaluate after each, one CSV row per point.
+
+A learner has ``train(seconds)``, ``train_seconds``, ``episodes`` and ``average_policy()``
+(:class:`~smmcts_spiel.nfsp.mc_nfsp.MCNFSP`, :class:`~smmcts_spiel.nfsp.anfsp.ANFSP`,
+:class:`~smmcts_spiel.nfsp.openspiel_nfsp.OpenSpielNFSP`). Rounds alternate the learners so
+that on a shared machine all see the same load; evaluation time is not counted. Rows are
+written and flushed as they are measured, so an interrupted race keeps its points.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Callable
+
+from tqdm import tqdm
+
+FIELDS = ("algorithm", "seed", "train_seconds", "episodes", "e1", "e2", "nash_conv")
+
+
+def race(learners: dict, budget: float, eval_every: float, evaluate: Callable, csv_path: str,
+         seed: int, after_round: Callable | None = None, append: bool = False) -> None:
+    """Train every learner for ``budget`` seconds in rounds of ``eval_every`` seconds.
+
+    ``evaluate(policy)`` returns a Report-like object (``e1``, ``e2``, ``nash_conv``);
+    ``after_round(name, learner)`` runs after each row (e.g. a checkpoint).
+    """
+    with open(csv_path, "a" if append else "w", newline="") as f:
+        writer = csv.DictWriter(f, FIELDS)
+        if not append:
+            writer.writeheader()
+        progress = tqdm(total=budget * len(learners), unit="s",
+                        initial=sum(min(r.train_seconds, budget) for r in learners.values()))
+        while any(r.train_seconds < budget for r in learners.values()):
+            for name, run in learners.items():
+                if run.train_seconds >= budget:
+                    continue
+                before = run.train_seconds
+                run.train(min(eval_every, budget - run.train_seconds))
+                report = evaluate(run.average_policy())
+                writer.writerow({"algorithm": name, "seed": seed,
+                                 "train_seconds": round(run.train_seconds, 2),
+                                 "episodes": run.episodes, "e1": report.e1, "e2": report.e2,
+                                 "nash_conv": report.nash_conv})
+                f.flush()
+                if after_round is not None:
+                    after_round(name, run)
+                progress.update(run.train_seconds - before)
+                progress.set_postfix(algorithm=name, nash_conv=f"{report.nash_conv:.3f}",
+                                     episodes=run.episodes)
+        progress.close()
+
+
+def plot(csv_path: str, png_path: str, title: str, *, scale: float = 1.0,
+         ylabel: str = "NashConv of the average policy", log_y: bool = False,
+         anchors: dict[str, float] | None = None) -> None:
+    """One curve per algorithm: ``scale * nash_conv`` against training wall time."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    with open(csv_path) as f:
+        rows = list(csv.DictReader(f))
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    for name in dict.fromkeys(r["algorithm"] for r in rows):
+        mine = [r for r in rows if r["algorithm"] == name]
+        ax.plot([float(r["train_seconds"]) for r in mine],
+                [scale * float(r["nash_conv"]) for r in mine], marker="o", markersize=3, label=name)
+    for label, y in (anchors or {}).items():
+        ax.axhline(y, color="grey", linestyle=":", linewidth=1)
+        ax.text(0.01, y, label, transform=ax.get_yaxis_transform(), fontsize=7, color="grey",
+                verticalalignment="bottom")
+    if log_y:
+        ax.set_yscale("log")
+    ax.set_xlabel("training wall time (s)")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=9)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(png_path, dpi=110)
+    plt.close(fig)

@@ -1,0 +1,188 @@
+"""The histories of a player's current information set, found from the player's own view.
+
+Online search in an imperfect-information game needs the set of histories the searching
+player cannot tell apart from the real one: Outcome Sampling targets it (IST), and
+information-set SM-MCTS and ISMCTS draw their determinised worlds from it. Games rarely
+implement ``resample_from_infostate``, so :func:`information_set` enumerates the set
+from the player's information alone: a depth-first walk from the root that, at each of the
+player's decisions, keeps only the histories where the player saw the same information
+state and took the same action as in the real game. Chance and opponent moves between the
+player's decisions are enumerated, so this is for games whose information sets are small
+(Kuhn and Leduc poker, small Goofspiel, Phantom Tic-Tac-Toe).
+
+A simultaneous game is searched through ``pyspiel.convert_to_turn_based``, where the
+second mover of a round does not see the first mover's action of that round.
+"""
+
+from __future__ import annotations
+
+import bisect
+import dataclasses
+import itertools
+import random
+
+import pyspiel
+
+from smmcts_spiel import checks
+
+#: Refuse to enumerate more histories than this (the walk would take too long).
+MAX_HISTORIES = 200_000
+
+
+@dataclasses.dataclass(frozen=True)
+class InformationSet:
+    """The histories of one information set of ``player`` and the paths that reach them.
+
+    Attributes:
+      player: whose information set it is.
+      key: the player's information state string there.
+      histories: the action sequences of the histories in the set.
+      chance_probabilities: for each history, the product of its chance probabilities
+        (proportional to the player's belief when the opponent plays uniformly).
+      consistent_actions: for every strict prefix of a history in the set, the actions
+        that keep the play on the way to the set (the targeting of Outcome Sampling).
+    """
+
+    player: int
+    key: str
+    histories: tuple[tuple[int, ...], ...]
+    chance_probabilities: tuple[float, ...]
+    consistent_actions: dict[tuple[int, ...], tuple[int, ...]]
+
+
+def _decisions(game: pyspiel.Game, history, player: int):
+    """The (information state, action) pairs of ``player`` along ``history``."""
+    state = game.new_initial_state()
+    seen = []
+    for action in history:
+        if not state.is_chance_node() and state.current_player() == player:
+            seen.append((state.information_state_string(player), action))
+        state.apply_action(action)
+    return seen, state
+
+
+def information_set(game: pyspiel.Game, state: pyspiel.State,
+                    player: int | None = None) -> InformationSet:
+    """The information set of ``player`` (default: the player to move) at ``state``.
+
+    ``game`` must be sequential (use ``pyspiel.convert_to_turn_based`` for a simultaneous
+    game) and ``state`` one of its states where ``player`` is to move.
+    """
+    if player is None:
+        player = state.current_player()
+    if state.is_terminal() or state.is_chance_node() or state.current_player() != player:
+        raise ValueError(f"player {player} is not to move in this state, so it has no "
+                         f"current information set to search from:\n{state}")
+    decisions, _ = _decisions(game, state.history(), player)
+    key = state.information_state_string(player)
+    histories: list[tuple[int, ...]] = []
+    chance: list[float] = []
+    consistent: dict[tuple[int, ...], set[int]] = {}
+
+    def walk(node: pyspiel.State, history: tuple[int, ...], prob: float, depth: int) -> bool:
+        """Collects the set's histories below ``node``; True if it found any."""
+        if node.is_terminal():
+            return False
+        if node.is_chance_node():
+            moves = node.chance_outcomes()
+        elif node.current_player() == player:
+            info = node.information_state_string(player)
+            if depth == len(decisions):
+                if info != key:
+                    return False
+                histories.append(history)
+                chance.append(prob)
+                if len(histories) > MAX_HISTORIES:
+                    raise ValueError(f"the information set has more than {MAX_HISTORIES} "
+                                     f"histories; {game} is too large for exact targeting")
+                return True
+            seen, action = decisions[depth]
+            if info != seen:
+                return False
+            moves = [(action, 1.0)]
+            depth += 1
+        else:
+            moves = [(a, 1.0) for a in node.legal_actions()]
+        found = False
+        for action, p in moves:
+            if walk(node.child(action), history + (action,), prob * p, depth):
+                consistent.setdefault(history, set()).add(action)
+                found = True
+        return found
+
+    walk(game.new_initial_state(), (), 1.0, 0)
+    return InformationSet(player, key, tuple(histories), tuple(chance),
+                          {h: tuple(sorted(a)) for h, a in consistent.items()})
+
+
+def decision_state(search_game: pyspiel.Game, state: pyspiel.State,
+                   player: int) -> pyspiel.State:
+    """The state of ``search_game`` (``state``'s game or its turn-based conversion) where
+    ``player`` decides at ``state``: player 2 of a simultaneous round gets a first move it
+    cannot see (the first legal one; its information state is the same for all)."""
+    if state.is_terminal() or not state.legal_actions(player):
+        raise ValueError(f"player {player} has no move to make in this state:\n{state}")
+    decision = search_game.new_initial_state()
+    for action in state.history():
+        decision.apply_action(action)
+    while decision.current_player() != player:
+        decision.apply_action(decision.legal_actions()[0])
+    return decision
+
+
+def check_sequential_search_game(game: pyspiel.Game, purpose: str) -> pyspiel.Game:
+    """The game a search over information states runs on: the turn-based conversion of a
+    simultaneous game, the game itself otherwise (after checking its scope)."""
+    checks.check_game(game, purpose, perfect_information=False, information_states=True,
+                      zero_sum_only=True)
+    if game.get_type().dynamics == pyspiel.GameType.Dynamics.SIMULTANEOUS:
+        return pyspiel.convert_to_turn_based(game)
+    return game
+
+
+def replay(game: pyspiel.Game, history) -> pyspiel.State:
+    """The state of ``game`` after ``history``, whose simultaneous moves are flattened
+    (player 1's action, then player 2's, as in ``state.history()``)."""
+    state = game.new_initial_state()
+    actions = iter(history)
+    for action in actions:
+        if state.is_simultaneous_node():
+            state.apply_actions([action, next(actions)])
+        else:
+            state.apply_action(action)
+    return state
+
+
+class WorldSampler:
+    """Draws histories of ``player``'s information set at ``state``, by chance probability.
+
+    ``sampler()`` returns a fresh state of ``game`` (simultaneous or sequential) that the
+    player cannot tell from ``state``; histories are weighted by their chance
+    probabilities, i.e. the belief of a player who assumes the opponent plays uniformly
+    (the determinisation of ISMCTS). ``sampler(state, player)`` ignores its arguments, so
+    it also serves as the resampler of OpenSpiel's ``ISMCTSBot``.
+    """
+
+    def __init__(self, game: pyspiel.Game, state: pyspiel.State, player: int,
+                 rng: random.Random):
+        search_game = check_sequential_search_game(game, "the world sampler")
+        simultaneous = search_game is not game
+        decision = decision_state(search_game, state, player)
+        hidden = len(decision.history()) - len(state.history())  # a round's hidden first move
+        self.information_set = information_set(search_game, decision, player)
+        self._histories = [h[:len(h) - hidden] for h in self.information_set.histories]
+        self._cumulative = list(itertools.accumulate(self.information_set.chance_probabilities))
+        self._game = game
+        self._simultaneous = simultaneous
+        self._rng = rng
+
+    def __call__(self, state=None, player=None) -> pyspiel.State:
+        u = self._rng.random() * self._cumulative[-1]
+        history = self._histories[min(bisect.bisect_right(self._cumulative, u),
+                                      len(self._histories) - 1)]
+        if self._simultaneous:
+            return replay(self._game, history)
+        world = self._game.new_initial_state()
+        for action in history:
+            world.apply_action(action)
+        return world

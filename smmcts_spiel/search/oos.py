@@ -1,0 +1,239 @@
+"""Online Outcome Sampling (OOS; Lisy, Lanctot, Bowling, AAMAS 2015).
+
+OOS is Monte Carlo CFR with outcome sampling, run online: every iteration samples one
+terminal history from the ROOT of the game, so the average strategy it builds converges to
+a Nash equilibrium like offline MCCFR, however the search is steered. Its three additions:
+
+* **Incremental tree.** Regrets and average strategies are kept only for the information
+  sets in the tree; an iteration adds the first one it reaches that is missing and plays
+  on by a uniform random playout (no updates there).
+* **Information-set targeting (IST).** With probability ``delta`` an iteration samples
+  only histories that pass through the searching player's current information set
+  (:class:`~smmcts_spiel.search.information_sets.InformationSet`): at chance, opponent
+  and own nodes on the way there, the sampling distribution is restricted to the
+  consistent actions and renormalised. Otherwise it samples as plain outcome sampling.
+* **Importance-weight compensation.** A sampled terminal history ``z`` had probability
+  ``q(z) = delta s1(z) + (1 - delta) s2(z)`` under this mixture, ``s1`` its targeted and
+  ``s2`` its untargeted sampling probability, both tracked along every sample; regrets
+  and average-strategy increments are divided by it, so the estimates stay unbiased.
+
+The update of one iteration follows Alg. 1 of the paper: the update player ``i``
+(alternating) samples with ``epsilon``-exploration, its opponent with its current regret
+matching strategy; at ``i``'s information sets, with ``W = u_i(z) pi_-i(h) / q(z)``,
+regret ``r[a] += W (pi(ha, z) - pi(h, z))`` for the sampled ``a`` and ``-W pi(h, z)`` for
+the others; at the opponent's, the average strategy gains ``pi_-i(h) sigma(h) / q(h)``.
+``delta = 0`` is plain (untargeted) outcome sampling MCCFR.
+
+Sequential games are searched directly; a simultaneous game through
+``pyspiel.convert_to_turn_based`` (each round: player 1's turn, then player 2's, who does
+not see player 1's action).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+
+import pyspiel
+from open_spiel.python import policy as policy_lib
+
+from smmcts_spiel import checks
+from smmcts_spiel.search import information_sets
+from smmcts_spiel.search.selectors import regret_matching_probabilities, sample_index
+
+
+class InfoSetNode:
+    """Regrets and average-strategy sums of one information set in the tree."""
+
+    __slots__ = ("regrets", "strategy_sums", "_current")
+
+    def __init__(self, num_actions: int):
+        self.regrets = [0.0] * num_actions
+        self.strategy_sums = [0.0] * num_actions
+        self._current = [0.0] * num_actions
+
+    def current_strategy(self) -> list[float]:
+        """Regret matching (no exploration): r+ / sum r+, uniform if no positive regret."""
+        return regret_matching_probabilities(self.regrets, 0.0, self._current)
+
+    def average_strategy(self) -> list[float]:
+        total = sum(self.strategy_sums)
+        n = len(self.strategy_sums)
+        if total <= 0.0:
+            return [1.0 / n] * n
+        return [s / total for s in self.strategy_sums]
+
+
+class OutcomeSampling:
+    """The OOS tables (both players' information sets) and its iterations.
+
+    Args:
+      game: two-player zero-sum game with information state strings; simultaneous games
+        are searched through their turn-based conversion (``search_game``).
+      delta: probability that an iteration targets the current information set.
+      epsilon: exploration of the update player's sampling, in (0, 1].
+      seed: seeds the sampling; same seed, same tables.
+    """
+
+    def __init__(self, game: pyspiel.Game, delta: float = 0.9, epsilon: float = 0.6,
+                 seed: int | None = None):
+        self.game = game
+        self.search_game = information_sets.check_sequential_search_game(game, "OOS")
+        self.delta = checks.check_probability(delta, "delta", below_one=True)
+        self.epsilon = checks.check_probability(epsilon, "epsilon")
+        if self.epsilon == 0.0:
+            raise ValueError("epsilon must be > 0: the update player has to explore every "
+                             "action for the regrets to converge")
+        self._rng = random.Random(seed)
+        self.nodes: dict[tuple[int, str], InfoSetNode] = {}
+        self.iterations = 0
+        self._target: information_sets.InformationSet | None = None
+        self._root = self.search_game.new_initial_state()
+
+    # ---------------------------------------------------------------- targeting
+    def set_target(self, target: information_sets.InformationSet | None) -> None:
+        """Target ``target`` with probability ``delta`` from now on (None: no targeting)."""
+        self._target = target
+
+    # ---------------------------------------------------------------- iterations
+    def run(self, iterations: int | None = None, time_limit: float | None = None) -> int:
+        """Runs until ``iterations`` or ``time_limit`` seconds (whichever first); returns
+        the number of iterations run."""
+        iterations, time_limit = checks.check_budget(iterations, time_limit)
+        deadline = None if time_limit is None else time.perf_counter() + time_limit
+        done = 0
+        while iterations is None or done < iterations:
+            if deadline is not None and time.perf_counter() >= deadline:
+                break
+            self.iterate()
+            done += 1
+        return done
+
+    def iterate(self) -> None:
+        """One iteration for the update player ``iterations % 2``."""
+        update_player = self.iterations % 2
+        targeted = self._target is not None and self._rng.random() < self.delta
+        consistent = self._target.consistent_actions if self._target is not None else None
+        self._walk(self._root.clone(), (), update_player, 1.0, 1.0, 1.0, 1.0, targeted,
+                   consistent, True)
+        self.iterations += 1
+
+    def _sample(self, actions, probs, on_path, targeted):
+        """Samples an action; returns (index, targeted probability, untargeted probability).
+
+        ``on_path`` is the tuple of consistent actions if the history is still on the way
+        to the target (targeted sampling restricts to them), else None.
+        """
+        u = self._rng.random()
+        if on_path is None:
+            i = sample_index(probs, u)
+            return i, probs[i], probs[i]
+        allowed = [k for k, a in enumerate(actions) if a in on_path]
+        mass = sum(probs[k] for k in allowed)
+        restricted = ([probs[k] / mass for k in allowed] if mass > 0.0
+                      else [1.0 / len(allowed)] * len(allowed))
+        if targeted:
+            j = sample_index(restricted, u)
+            i = allowed[j]
+            return i, restricted[j], probs[i]
+        i = sample_index(probs, u)
+        rho1 = restricted[allowed.index(i)] if i in allowed else 0.0
+        return i, rho1, probs[i]
+
+    def _walk(self, state, history, update_player, reach_i, reach_o, s1, s2, targeted,
+              consistent, in_tree):
+        """Returns (tail probability pi(h, z), sample probability q(z), u_i(z))."""
+        if state.is_terminal():
+            q = self.delta * s1 + (1.0 - self.delta) * s2
+            return 1.0, q, state.returns()[update_player]
+        on_path = None
+        if consistent is not None:
+            on_path = consistent.get(history)
+            next_consistent = consistent if on_path is not None else None
+        else:
+            next_consistent = None
+        if state.is_chance_node():
+            actions, probs = zip(*state.chance_outcomes())
+            i, rho1, rho2 = self._sample(actions, probs, on_path, targeted)
+            a = actions[i]
+            state.apply_action(a)
+            x, q, u = self._walk(state, history + (a,), update_player, reach_i,
+                                 reach_o * probs[i], s1 * rho1, s2 * rho2, targeted,
+                                 next_consistent, in_tree)
+            return x * probs[i], q, u
+        player = state.current_player()
+        actions = state.legal_actions()
+        n = len(actions)
+        node = None
+        if in_tree:
+            key = (player, state.information_state_string(player))
+            node = self.nodes.get(key)
+            if node is None:
+                node = self.nodes[key] = InfoSetNode(n)
+                in_tree = False  # the playout starts below the node just added
+        sigma = node.current_strategy() if node is not None else [1.0 / n] * n
+        if player == update_player:
+            sampling = [self.epsilon / n + (1.0 - self.epsilon) * p for p in sigma]
+        else:
+            sampling = sigma
+        i, rho1, rho2 = self._sample(actions, sampling, on_path, targeted)
+        a = actions[i]
+        state.apply_action(a)
+        if player == update_player:
+            child = self._walk(state, history + (a,), update_player, reach_i * sigma[i],
+                               reach_o, s1 * rho1, s2 * rho2, targeted, next_consistent,
+                               in_tree)
+        else:
+            child = self._walk(state, history + (a,), update_player, reach_i,
+                               reach_o * sigma[i], s1 * rho1, s2 * rho2, targeted,
+                               next_consistent, in_tree)
+        tail_child, q, u = child
+        tail = tail_child * sigma[i]
+        if node is not None:
+            if player == update_player:
+                w = u * reach_o / q
+                regrets = node.regrets
+                for k in range(n):
+                    regrets[k] += (tail_child - tail) * w if k == i else -tail * w
+            else:
+                weight = reach_o / (self.delta * s1 + (1.0 - self.delta) * s2)
+                sums = node.strategy_sums
+                for k in range(n):
+                    sums[k] += weight * sigma[k]
+        return tail, q, u
+
+    # ---------------------------------------------------------------- strategies
+    def average_strategy(self, state: pyspiel.State, player: int | None = None):
+        """(actions, average strategy) at ``state`` of ``search_game``; uniform off-tree."""
+        if player is None:
+            player = state.current_player()
+        actions = state.legal_actions(player)
+        node = self.nodes.get((player, state.information_state_string(player)))
+        if node is None:
+            return actions, [1.0 / len(actions)] * len(actions)
+        return actions, node.average_strategy()
+
+    def policy(self) -> OOSPolicy:
+        """Both players' average strategies as a policy of ``search_game``."""
+        return OOSPolicy(self)
+
+    def reset(self) -> None:
+        self.nodes.clear()
+        self.iterations = 0
+
+
+class OOSPolicy(policy_lib.Policy):
+    """The OOS average strategy, answering for states of the searched (sequential) game.
+
+    Information sets the search never reached play uniformly. For a simultaneous game the
+    states are those of its turn-based conversion: give ``search.search_game`` to
+    ``open_spiel.python.algorithms.exploitability.nash_conv``.
+    """
+
+    def __init__(self, search: OutcomeSampling):
+        super().__init__(search.search_game, [0, 1])
+        self._search = search
+
+    def action_probabilities(self, state, player_id=None):
+        actions, probs = self._search.average_strategy(state, player_id)
+        return dict(zip(actions, probs))

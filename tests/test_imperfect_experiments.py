@@ -1,0 +1,114 @@
+"""The exploitability study and the equal-time matches of issue 14 (small runs)."""
+
+import csv
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pyspiel
+import pytest
+from open_spiel.python import policy as policy_lib
+from open_spiel.python.algorithms import exploitability
+
+from smmcts_spiel.experiments import imperfect, imperfect_match
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+KUHN_UNIFORM_NASH_CONV = exploitability.nash_conv(
+    pyspiel.load_game("kuhn_poker"), policy_lib.UniformRandomPolicy(
+        pyspiel.load_game("kuhn_poker")))
+
+
+@pytest.mark.slow
+def test_oos_root_and_openspiel_outcome_sampling_converge_alike_on_kuhn():
+    # The same estimator, two implementations: both NashConvs fall, and end close.
+    ends = {}
+    for method in imperfect.ROOT_METHODS:
+        curve = imperfect.root_curve("kuhn_poker", method, [300, 10_000], seed=0)
+        assert curve["nash_conv"][1] < curve["nash_conv"][0], method
+        ends[method] = curve["nash_conv"][1]
+    assert max(ends.values()) < 0.1
+
+
+@pytest.mark.parametrize("method", imperfect.ONLINE_METHODS)
+def test_online_strategies_are_scored_on_kuhn(method):
+    point = imperfect.online_point("kuhn_poker", method, 30, seed=0)
+    assert 0.0 <= point["nash_conv"][0] <= 2 * KUHN_UNIFORM_NASH_CONV
+    again = imperfect.online_point("kuhn_poker", method, 30, seed=0)
+    assert again["nash_conv"][0] == point["nash_conv"][0]
+
+
+def test_online_oos_on_goofspiel_searches_the_turn_based_game():
+    game = imperfect.scored_game("goofspiel(num_cards=3,imp_info=True)")
+    assert game.get_type().dynamics == pyspiel.GameType.Dynamics.SEQUENTIAL
+    point = imperfect.online_point("goofspiel(num_cards=3,imp_info=True)", "oos", 20, 0)
+    assert np.isfinite(point["nash_conv"][0])
+
+
+@pytest.mark.parametrize("name", imperfect_match.BOT_NAMES)
+def test_every_bot_plays_phantom_ttt_on_time(name):
+    game = pyspiel.load_game("phantom_ttt")
+    result = imperfect_match.play_pair(game, name, "random", 2, time_limit=0.01, seed=0,
+                                       progress=False)
+    assert len(result["returns"]) == 2
+    assert all(r in (-1.0, 0.0, 1.0) for r in result["returns"])
+
+
+def test_unknown_bot_is_refused():
+    with pytest.raises(ValueError, match="unknown bot"):
+        imperfect_match.make_bot("alphazero", pyspiel.load_game("phantom_ttt"), 0, 0.1, 0)
+
+
+def run_script(name, *args, check=True):
+    return subprocess.run([sys.executable, os.path.join(ROOT, "scripts", name), *args],
+                          capture_output=True, text=True, check=check, cwd=ROOT)
+
+
+@pytest.mark.slow
+def test_exploitability_script_small_run(tmp_path):
+    out = tmp_path / "exp"
+    run_script("imperfect_exploitability.py", "--games=kuhn_poker", "--checkpoints=100,1000",
+               "--online_budgets=10", "--seeds=1", f"--results_dir={tmp_path / 'jobs'}",
+               f"--out={out}")
+    with open(f"{out}.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert {r["method"] for r in rows} == set(imperfect.METHODS)
+    assert os.path.getsize(f"{out}.png") > 10_000
+    assert json.load(open(f"{out}.json"))["checkpoints"] == [100, 1000]
+
+
+@pytest.mark.slow
+def test_match_script_small_run_and_usage_error(tmp_path):
+    out = tmp_path / "match"
+    run_script("imperfect_match.py", "--game=kuhn_poker", "--bots=oos,random",
+               "--games_per_pair=2", "--time_limit=0.01", f"--results_dir={tmp_path / 'j'}",
+               f"--out={out}")
+    with open(f"{out}.csv") as f:
+        (row,) = list(csv.DictReader(f))
+    assert row["bot_a"] == "oos" and int(row["games"]) == 2
+    bad = run_script("imperfect_match.py", "--game=kuhn_poker", "--bots=belief_sampler,random",
+                     f"--results_dir={tmp_path / 'k'}", f"--out={out}", check=False)
+    assert bad.returncode == 2
+    assert "Belief Sampler" in bad.stderr and "Traceback" not in bad.stderr
+
+
+@pytest.mark.parametrize("spec, cls", [
+    ("oos(delta=0.5,epsilon=0.4,iterations=20)", "OOSBot"),
+    ("oos(time_limit=0.01)", "OOSBot"),
+    ("is_smmcts(selector=exp3,gamma=0.2,iterations=20)", "ISSMMCTSBot")])
+def test_bot_specs_build_and_play_the_imperfect_information_bots(spec, cls):
+    from smmcts_spiel import bot_specs, bots, match
+
+    game = pyspiel.load_game("goofspiel(num_cards=4,imp_info=True)")
+    assert isinstance(bot_specs.make_bot(spec, game, 1, seed=0), getattr(bots, cls))
+    returns = match.play_games(str(game), spec, "random", base_seed=3, pair_index=0, start=0,
+                               stop=2)["returns"]
+    assert returns.shape == (2, 2)
+
+
+def test_bot_spec_with_a_bad_delta_is_refused():
+    from smmcts_spiel import bot_specs
+
+    with pytest.raises(ValueError, match="delta"):
+        bot_specs.make_bot("oos(delta=1.5)", pyspiel.load_game("kuhn_poker"), 0, seed=0)

@@ -1,0 +1,123 @@
+"""Information-set SM-MCTS and the world sampler it draws determinisations from."""
+
+import collections
+import random
+
+import numpy as np
+import pyspiel
+import pytest
+from open_spiel.python.algorithms import evaluate_bots
+
+from smmcts_spiel.bots import ISSMMCTSBot
+from smmcts_spiel.search.information_sets import WorldSampler
+from smmcts_spiel.search.is_smmcts import InformationSetSMMCTS
+
+GOOFSPIEL4 = pyspiel.load_game("goofspiel(num_cards=4,imp_info=True)")
+
+
+@pytest.mark.parametrize("selector", ["rm", "exp3"])
+def test_rock_paper_scissors_frequencies_approach_the_uniform_equilibrium(selector):
+    # One information set per player: the search is the paper's selector on a matrix game.
+    game = pyspiel.load_game("matrix_rps")
+    search = InformationSetSMMCTS(game, selector, gamma=0.1, seed=0)
+    search.run(game.new_initial_state, 20_000)
+    for player in (0, 1):
+        _, probs = search.strategy(game.new_initial_state(), player)
+        assert np.allclose(probs, 1 / 3, atol=0.05)
+
+
+def test_matching_pennies_rm_frequencies_approach_one_half():
+    game = pyspiel.load_game("matrix_mp")
+    search = InformationSetSMMCTS(game, "rm", gamma=0.1, seed=1)
+    search.run(game.new_initial_state, 5000)
+    for player in (0, 1):
+        assert search.strategy(game.new_initial_state(), player)[1][0] == pytest.approx(
+            0.5, abs=0.05)
+
+
+def test_worlds_share_the_information_state_and_follow_chance():
+    game = pyspiel.load_game("kuhn_poker")
+    state = game.new_initial_state()
+    for action in (1, 2, 0):  # player 1 holds the queen, player 2 the king, check
+        state.apply_action(action)
+    sampler = WorldSampler(game, state, 1, random.Random(0))
+    counts = collections.Counter()
+    for _ in range(4000):
+        world = sampler()
+        assert world.information_state_string(1) == state.information_state_string(1)
+        counts[world.history()[0]] += 1
+    # Player 2 holds the king: player 1 holds the jack or the queen, 1/2 each.
+    assert set(counts) == {0, 1}
+    assert counts[0] / 4000 == pytest.approx(0.5, abs=0.03)
+
+
+def test_simultaneous_worlds_hide_the_round_in_progress():
+    state = GOOFSPIEL4.new_initial_state()
+    rng = random.Random(1)
+    while not (len(state.history()) >= 6 and state.is_simultaneous_node()):
+        if state.is_chance_node():
+            state.apply_action(rng.choice(state.legal_actions()))
+        else:
+            state.apply_actions([rng.choice(state.legal_actions(p)) for p in (0, 1)])
+    assert state.is_simultaneous_node()
+    for player in (0, 1):
+        sampler = WorldSampler(GOOFSPIEL4, state, player, random.Random(2))
+        for _ in range(20):
+            world = sampler()
+            assert world.is_simultaneous_node()
+            assert (world.information_state_string(player) ==
+                    state.information_state_string(player))
+
+
+@pytest.mark.parametrize("game_string", ["goofspiel(num_cards=4,imp_info=True)", "phantom_ttt"])
+@pytest.mark.parametrize("selector", ["rm", "exp3", "ucb"])
+def test_bot_plays_and_is_reproducible(game_string, selector):
+    game = pyspiel.load_game(game_string)
+    results = []
+    for _ in range(2):
+        bots = [ISSMMCTSBot(game, p, selector=selector, iterations=30, seed=10 + p)
+                for p in (0, 1)]
+        results.append(evaluate_bots.evaluate_bots(game.new_initial_state(), bots,
+                                                   np.random.RandomState(0)))
+    assert results[0] == results[1]
+    assert sorted(results[0]) in ([-1.0, 1.0], [0.0, 0.0])
+
+
+def test_policy_is_uniform_off_the_tree_and_a_distribution_on_it():
+    bot = ISSMMCTSBot(GOOFSPIEL4, 0, iterations=50, seed=0)
+    state = GOOFSPIEL4.new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.legal_actions()[0])
+    bot.step(state)
+    probs = bot.policy().action_probabilities(state, 0)
+    assert sum(probs.values()) == pytest.approx(1.0)
+    fresh = ISSMMCTSBot(GOOFSPIEL4, 0, iterations=50, seed=0)
+    assert set(fresh.policy().action_probabilities(state, 0).values()) == {0.25}
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(selector="rmm"), "'m' variants"), (dict(selector="cfr"), "unknown selector"),
+    (dict(gamma=0.0), "gamma"), (dict(final_strategy="max"), "final_strategy"),
+    (dict(iterations=None, time_limit=None), "budget")])
+def test_bad_arguments_are_refused(kwargs, message):
+    args = dict(game=GOOFSPIEL4, player_id=0, iterations=10)
+    args.update(kwargs)
+    with pytest.raises(ValueError, match=message):
+        ISSMMCTSBot(**args)
+
+
+def test_game_without_information_states_is_refused():
+    with pytest.raises(ValueError, match="information state"):
+        ISSMMCTSBot(pyspiel.load_game("breakthrough"), 0)
+
+
+def test_state_of_another_game_is_refused():
+    from smmcts_spiel.bots import OOSBot
+
+    kuhn = pyspiel.load_game("kuhn_poker")
+    state = kuhn.new_initial_state()
+    for action in (0, 1):
+        state.apply_action(action)
+    for bot in (ISSMMCTSBot(GOOFSPIEL4, 0, iterations=5), OOSBot(GOOFSPIEL4, 0, iterations=5)):
+        with pytest.raises(ValueError, match="build a new bot"):
+            bot.step(state)

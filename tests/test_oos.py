@@ -1,0 +1,197 @@
+"""Online Outcome Sampling: OpenSpiel's anchor, targeting, information sets, the bot."""
+
+import collections
+import random
+
+import numpy as np
+import pyspiel
+import pytest
+from open_spiel.python.algorithms import evaluate_bots, exploitability
+
+from smmcts_spiel.bots import OOSBot
+from smmcts_spiel.search import information_sets
+from smmcts_spiel.search.oos import OutcomeSampling
+
+KUHN = pyspiel.load_game("kuhn_poker")
+GOOFSPIEL4 = pyspiel.load_game("goofspiel(num_cards=4,imp_info=True)")
+
+
+def all_decision_states(game):
+    stack = [game.new_initial_state()]
+    while stack:
+        state = stack.pop()
+        if state.is_terminal():
+            continue
+        if state.is_chance_node():
+            stack.extend(state.child(a) for a, _ in state.chance_outcomes())
+            continue
+        yield state
+        stack.extend(state.child(a) for a in state.legal_actions())
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_kuhn_10000_unbiased_iterations_below_005_like_openspiel_oos_test(seed):
+    # OpenSpiel's C++ OOS test: 10,000 unbiased (untargeted) iterations on Kuhn poker,
+    # exploitability of the average strategy < 0.05.
+    search = OutcomeSampling(KUHN, delta=0.0, epsilon=0.6, seed=seed)
+    search.run(10_000)
+    assert exploitability.exploitability(KUHN, search.policy()) < 0.05
+
+
+@pytest.mark.slow
+def test_targeted_search_still_converges_and_plays_the_dominant_bet():
+    # Player 2 holding the king after a check: betting is the only equilibrium action.
+    state = KUHN.new_initial_state()
+    for action in (0, 2, 0):
+        state.apply_action(action)
+    search = OutcomeSampling(KUHN, delta=0.9, epsilon=0.6, seed=0)
+    search.set_target(information_sets.information_set(KUHN, state, 1))
+    search.run(20_000)
+    first = exploitability.exploitability(KUHN, search.policy())
+    search.run(80_000)
+    # Importance weights make targeted sampling unbiased: the whole-game average strategy
+    # converges too, not only the target.
+    assert exploitability.exploitability(KUHN, search.policy()) < min(first, 0.06)
+    assert search.average_strategy(state, 1)[1][1] > 0.99
+
+
+def test_targeted_iterations_only_sample_histories_through_the_target():
+    state = KUHN.new_initial_state()
+    for action in (2, 0, 1):
+        state.apply_action(action)
+    target = information_sets.information_set(KUHN, state, 1)
+    search = OutcomeSampling(KUHN, delta=0.999999, epsilon=0.6, seed=3)
+    search.set_target(target)
+    search.run(300)
+    # Only the information sets on the way to and below the target were ever reached
+    # (plus, with probability 1e-6 per iteration, nothing else).
+    reached = {key for key in search.nodes}
+    allowed = set()
+    for history in target.histories:
+        s = KUHN.new_initial_state()
+        for a in history:
+            if not s.is_chance_node():
+                allowed.add((s.current_player(), s.information_state_string()))
+            s.apply_action(a)
+        for z in all_decision_states_below(s):
+            allowed.add((z.current_player(), z.information_state_string()))
+    assert reached <= allowed
+
+
+def all_decision_states_below(state):
+    stack = [state]
+    while stack:
+        s = stack.pop()
+        if s.is_terminal():
+            continue
+        if not s.is_chance_node():
+            yield s
+        stack.extend(s.child(a) for a in s.legal_actions())
+
+
+@pytest.mark.parametrize("game", [KUHN, pyspiel.load_game("leduc_poker"),
+                                  pyspiel.convert_to_turn_based(GOOFSPIEL4)],
+                         ids=["kuhn", "leduc", "goofspiel4_turn_based"])
+def test_information_set_equals_brute_force(game):
+    rng = random.Random(0)
+    states = list(all_decision_states(game)) if game.get_type().short_name == "kuhn_poker" \
+        else None
+    if states is None:
+        states = []
+        for _ in range(15):
+            s = game.new_initial_state()
+            while not s.is_terminal():
+                if s.is_chance_node():
+                    s.apply_action(rng.choice([a for a, _ in s.chance_outcomes()]))
+                    continue
+                states.append(s.clone())
+                s.apply_action(rng.choice(s.legal_actions()))
+        states = rng.sample(states, 12)
+    by_key = collections.defaultdict(set)
+    chance = {}
+    for s in all_decision_states_with_chance(game):
+        state, prob = s
+        p = state.current_player()
+        by_key[(p, state.information_state_string(p), len_own(state, p))].add(
+            tuple(state.history()))
+        chance[tuple(state.history())] = prob
+    for state in states:
+        p = state.current_player()
+        found = information_sets.information_set(game, state, p)
+        expected = by_key[(p, state.information_state_string(p), len_own(state, p))]
+        assert set(found.histories) == expected
+        for h, prob in zip(found.histories, found.chance_probabilities):
+            assert prob == pytest.approx(chance[h])
+
+
+def len_own(state, player):
+    return sum(1 for step in state.full_history() if step.player == player)
+
+
+def all_decision_states_with_chance(game):
+    stack = [(game.new_initial_state(), 1.0)]
+    while stack:
+        state, prob = stack.pop()
+        if state.is_terminal():
+            continue
+        if state.is_chance_node():
+            stack.extend((state.child(a), prob * q) for a, q in state.chance_outcomes())
+            continue
+        yield state, prob
+        stack.extend((state.child(a), prob) for a in state.legal_actions())
+
+
+def test_same_seed_same_tables():
+    tables = []
+    for _ in range(2):
+        search = OutcomeSampling(KUHN, seed=7)
+        search.run(500)
+        tables.append({k: (n.regrets, n.strategy_sums) for k, n in search.nodes.items()})
+    assert tables[0] == tables[1]
+
+
+def test_bot_plays_goofspiel_and_reuses_its_tables():
+    bots = [OOSBot(GOOFSPIEL4, p, iterations=200, seed=p) for p in (0, 1)]
+    returns = evaluate_bots.evaluate_bots(GOOFSPIEL4.new_initial_state(), bots,
+                                          np.random.RandomState(0))
+    assert sorted(returns) in ([-1.0, 1.0], [0.0, 0.0])
+    # Tables persist between moves (Goofspiel plays the last, forced card itself).
+    assert bots[0].search.iterations == 3 * 200
+    nash_conv = exploitability.nash_conv(bots[0].search.search_game, bots[0].policy())
+    assert 0 <= nash_conv < 2.0
+
+
+def test_second_mover_of_a_simultaneous_round_targets_every_hidden_first_move():
+    bot = OOSBot(GOOFSPIEL4, 1, iterations=10, seed=0)
+    state = GOOFSPIEL4.new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.legal_actions()[0])
+    policy, action = bot.step_with_policy(state)
+    assert action in state.legal_actions(1)
+    decision = information_sets.decision_state(bot.search.search_game, state, 1)
+    target = information_sets.information_set(bot.search.search_game, decision, 1)
+    assert {h[-1] for h in target.histories} == set(state.legal_actions(0))
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(delta=1.0), "delta"), (dict(epsilon=0.0), "epsilon"), (dict(epsilon=1.5), "epsilon"),
+    (dict(iterations=0), "iterations"), (dict(time_limit=-1.0), "time_limit"),
+    (dict(player_id=2), "player_id")])
+def test_bad_arguments_are_refused(kwargs, message):
+    args = dict(game=KUHN, player_id=0, iterations=10)
+    args.update(kwargs)
+    with pytest.raises(ValueError, match=message):
+        OOSBot(**args)
+
+
+def test_general_sum_game_is_refused():
+    with pytest.raises(ValueError, match="zero-sum"):
+        OOSBot(pyspiel.load_game("matrix_pd"), 0)
+
+
+def test_step_out_of_turn_is_refused():
+    state = KUHN.new_initial_state()
+    state.apply_action(0)
+    state.apply_action(1)
+    with pytest.raises(ValueError, match="no move"):
+        OOSBot(KUHN, 1, iterations=5).step(state)
