@@ -9,7 +9,7 @@ only because gamma is constant. This script runs each method on the given grid g
 * ``decreasing``: gamma_t = min(1, --decreasing_gamma / sqrt(t)) at a node's t-th update
   (:func:`smmcts_spiel.search.selectors.decreasing_gamma`).
 
-  python scripts/fig3_long.py                              # 10^7 iterations, 20 runs
+  python scripts/fig3_long.py --publish                    # 10^7 iterations, 20 runs
   python scripts/fig3_long.py --iterations=100000 --runs=4 # a quick look
 
 Writes <out>.csv (code, method, schedule, t, mean_e1, standard_error), <out>.png and
@@ -45,7 +45,10 @@ _RUNS = flags.DEFINE_integer("runs", 20, "Runs per game, method and schedule.", 
 _PER_DECADE = flags.DEFINE_integer("per_decade", 8, "Log-spaced checkpoints per decade.",
                                    lower_bound=1)
 _RUNNER = cli.define_runner_flags("fig3_long")
-_OUT = flags.DEFINE_string("out", "docs/figures/fig3_long", "Output prefix: .csv, .png, .json.")
+_OUT = flags.DEFINE_string("out", None, "Output prefix: .csv, .png, .json (default: results/"
+                           "fig3_long/fig3_long, or docs/figures/fig3_long with --publish).")
+_PUBLISH = flags.DEFINE_bool("publish", False, "Write the committed figure (docs/figures/"
+                             "fig3_long); without it nothing is written into docs/ or data/.")
 flags.register_validator("gamma", lambda g: 0 < g <= 1, "gamma must be in (0, 1]")
 flags.register_validator("decreasing_gamma", lambda g: 0 < g <= 1,
                          "decreasing_gamma must be in (0, 1]")
@@ -118,7 +121,10 @@ def main(argv):
     params = {name: flags.FLAGS[name].value for name in (
         "codes", "methods", "schedules", "gamma", "decreasing_gamma", "iterations", "runs",
         "per_decade", "seed")}
+    out = _OUT.value or ("docs/figures/fig3_long" if _PUBLISH.value
+                         else "results/fig3_long/fig3_long")
     try:  # games, methods, schedules and runs are in the job keys: more of them reuse jobs
+        experiments.check_output([out, _RUNNER.results_dir.value], publish=_PUBLISH.value)
         experiments.check_params(_RUNNER.results_dir.value, {
             k: v for k, v in params.items()
             if k in ("gamma", "decreasing_gamma", "iterations", "per_decade", "seed")})
@@ -152,14 +158,14 @@ def main(argv):
                          for t, m, e in zip(checkpoints, mean, se)]
     floors = {code: experiments.exploration_floors(trees.grid_game(code), _GAMMA.value)
               for code in codes}
-    os.makedirs(os.path.dirname(_OUT.value) or ".", exist_ok=True)
-    with open(_OUT.value + ".csv", "w", newline="") as f:
+    os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
+    with open(out + ".csv", "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
-    plot(rows, floors, codes, _OUT.value + ".png")
+    plot(rows, floors, codes, out + ".png")
     elapsed = time.time() - start
-    experiments.write_params(_OUT.value + ".json",
+    experiments.write_params(out + ".json",
                              dict(params, floors={str(c): f for c, f in floors.items()}),
                              wall_seconds=round(elapsed, 1), **_RUNNER.execution())
     for r in rows:
@@ -167,7 +173,7 @@ def main(argv):
             print(f"{r['code']} {r['method']:6s} {r['schedule']:10s} e1 at t={r['t']}: "
                   f"{r['mean_e1']:.5f} ± {r['standard_error']:.5f} "
                   f"(floor {floors[r['code']]['mixed_equilibrium']:.4f})")
-    print(f"wrote {_OUT.value}.csv/.png/.json in {elapsed:.0f} s")
+    print(f"wrote {out}.csv/.png/.json in {elapsed:.0f} s")
 
 
 if __name__ == "__main__":

@@ -138,3 +138,11 @@ def test_fig3_long_small_run(tmp_path):
     bad = run_script("fig3_long.py", "--codes=999999999", f"--results_dir={tmp_path / 'j2'}",
                      check=False)
     assert bad.returncode == 2 and "is not a grid game code" in bad.stderr
+
+
+def test_fig3_long_writes_into_docs_only_with_publish(tmp_path):
+    refused = run_script("fig3_long.py", "--iterations=10", "--runs=2", "--backend=serial",
+                         f"--results_dir={tmp_path / 'jobs'}", "--out=docs/figures/fig3_long",
+                         check=False)
+    assert refused.returncode == 2 and "--publish" in refused.stderr
+    assert "Traceback" not in refused.stderr
