@@ -35,9 +35,31 @@ from smmcts_spiel import experiments, trees
 from smmcts_spiel.exact import solver
 from smmcts_spiel.experiments import cli
 from smmcts_spiel.search import matrix_tree_engine as engine
+from smmcts_spiel.search import selectors
 
-PAPER_FLOORS = {"WC_RM": 0.0119, "WC_RMM": 0.0367}
+PAPER_FLOORS = (0.0119, 0.0367)  # of WC_RM and WC_RMM, Lisy et al. (2013) Sec. 5
+# A game "has the paper's floor" when its floor rounds to it (4 decimals as printed).
+FLOOR_TOLERANCE = 5e-5
 
+_PROTOCOL = flags.DEFINE_enum(
+    "protocol", "screen", ["screen", "paper"],
+    "screen: all games with --screen_runs, then the best with more runs (cheap); paper: "
+    "every game with --confirm_runs runs (the paper's protocol, 2.7e10 iterations at 100).")
+_METHODS = flags.DEFINE_list(
+    "methods", ["rm", "rmm"],
+    "The two selectors whose worst games are searched: rm, rmm (the paper's regret update) "
+    "or rmb, rmbm (bandit regret matching, as GTLibrary).")
+_RANKING_TOP = flags.DEFINE_integer("ranking_top", 50, "Games per method in the published "
+                                    "ranking (--protocol=paper).", lower_bound=1)
+_PRESCREEN_RUNS = flags.DEFINE_integer(
+    "prescreen_runs", None, "--protocol=paper on a subset: first every game with this many "
+    "runs (the first runs of the paper's seeds), then the paper's runs on the "
+    "--prescreen_keep worst of each method only.", lower_bound=1)
+_PRESCREEN_KEEP = flags.DEFINE_integer("prescreen_keep", 5000, "Games per method kept by "
+                                       "the pre-screen.", lower_bound=1)
+_ALL_FLOORS = flags.DEFINE_bool("all_floors", True, "--protocol=paper: the exact floor of "
+                                 "every class (about 3 ms each), to find the games with the "
+                                 "paper's floors; else only of the ranked games.")
 _GAMMA = flags.DEFINE_float("gamma", 0.05, "Exploration of every selector.")
 _ITERATIONS = flags.DEFINE_integer("iterations", 1000, "Iterations of a search run.", lower_bound=1)
 _SCREEN_RUNS = flags.DEFINE_integer("screen_runs", 2, "Runs per game and method, all games.",
@@ -78,6 +100,15 @@ flags.register_validator("gamma", lambda g: 0 < g <= 1, "gamma must be in (0, 1]
 JOB_COUNTS = {}
 
 
+def wc_names() -> list[str]:
+    """WC_RM, WC_RMM (or WC_RMB, WC_RMBM): the worst game of each searched method."""
+    return [f"WC_{m.upper()}" for m in _METHODS.value]
+
+
+def paper_floor(name: str) -> float:
+    return PAPER_FLOORS[wc_names().index(name)]
+
+
 def run(fn, jobs, stage):
     results_dir = os.path.join(_RUNNER.results_dir.value, stage)
     JOB_COUNTS[stage] = {"jobs": len(jobs),
@@ -90,15 +121,26 @@ def run(fn, jobs, stage):
         raise app.UsageError(str(e), exitcode=2) from None
 
 
-def screen(codes: np.ndarray, runs: int, seed: int, stage: str) -> np.ndarray:
-    """Mean e1 (methods rm, rmm x games) of ``runs`` runs on each game of ``codes``."""
+def screen(codes: np.ndarray, runs: int, seed: int, stage: str) -> tuple[np.ndarray, np.ndarray]:
+    """Mean e1 and its standard error (methods x games) of ``runs`` runs on each game."""
     jobs = {}
     for b, start in enumerate(range(0, len(codes), _BATCH.value)):
         jobs[f"batch{b:05d}"] = dict(
-            codes=codes[start:start + _BATCH.value].tolist(), methods=["rm", "rmm"],
+            codes=codes[start:start + _BATCH.value].tolist(), methods=_METHODS.value,
             gamma=_GAMMA.value, iterations=_ITERATIONS.value, runs=runs, base_seed=seed)
     results = run(experiments.screen_job, jobs, stage)
-    return np.concatenate([results[k]["mean_e1"] for k in jobs], axis=1)
+    mean = np.concatenate([results[k]["mean_e1"] for k in jobs], axis=1)
+    sd = np.concatenate([results[k]["sd_e1"] for k in jobs], axis=1)
+    return mean, sd / np.sqrt(runs)
+
+
+def floors_of(codes: np.ndarray, stage: str) -> np.ndarray:
+    """Exploration floors (mixed equilibrium, best explorative) x games, as jobs."""
+    jobs = {f"batch{b:05d}": dict(codes=codes[start:start + 10 * _BATCH.value].tolist(),
+                                  gamma=_GAMMA.value)
+            for b, start in enumerate(range(0, len(codes), 10 * _BATCH.value))}
+    results = run(experiments.floors_job, jobs, stage)
+    return np.concatenate([results[k]["floors"] for k in jobs], axis=1)
 
 
 def best(codes: np.ndarray, mean_e1: np.ndarray, count: int) -> np.ndarray:
@@ -119,6 +161,116 @@ def describe(root: trees.MatrixStage) -> str:
     return "\n".join(lines)
 
 
+def write_ranking(all_codes: np.ndarray, codes: np.ndarray, mean: np.ndarray, se: np.ndarray,
+                  floors: np.ndarray, all_floors: np.ndarray | None,
+                  prescreen: np.ndarray | None, added: np.ndarray, out: str) -> None:
+    """The --ranking_top worst games of each method (CSV + markdown), and where the games
+    with the paper's floors rank.
+
+    ``codes`` (sorted) are the games that got the paper's runs (all, or those the
+    pre-screen kept), ``mean`` / ``se`` / ``floors`` their results; ``all_floors`` (or
+    None: not computed) and ``prescreen`` (mean e1 of the pre-screen runs, or None) cover
+    ``all_codes``. ``added`` are ranked games the pre-screen had dropped: their rank among
+    the ranked games is a lower bound of their rank among all.
+    """
+    methods = _METHODS.value
+    runs = _CONFIRM_RUNS.value
+    os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
+    rank = np.empty_like(mean, dtype=np.int64)  # 1 = the highest mean e1
+    orders = []
+    for m in range(len(methods)):
+        order = np.lexsort((codes, -mean[m]))
+        rank[m, order] = np.arange(1, len(codes) + 1)
+        orders.append(order)
+    pre_rank = None
+    if prescreen is not None:
+        pre_rank = np.empty_like(prescreen, dtype=np.int64)
+        for m in range(len(methods)):
+            pre_rank[m, np.lexsort((all_codes, -prescreen[m]))] = np.arange(1, len(all_codes) + 1)
+    fields = ["method", "rank", "code", "mean_e1", "standard_error", "floor_mixed_equilibrium",
+              "floor_best_explorative"] + [f"mean_e1_{o}" for o in methods]
+    if pre_rank is not None:
+        fields.append("prescreen_rank")
+    rows = []
+    for m, method in enumerate(methods):
+        for k in orders[m][:_RANKING_TOP.value]:
+            values = [method, rank[m, k], int(codes[k]), mean[m, k], se[m, k], floors[0, k],
+                      floors[1, k]] + [mean[o, k] for o in range(len(methods))]
+            if pre_rank is not None:
+                values.append(pre_rank[m, np.searchsorted(all_codes, codes[k])])
+            rows.append(dict(zip(fields, values)))
+    with open(out + "_ranking.csv", "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=fields)
+        writer.writeheader()
+        writer.writerows(rows)
+
+    def game(code) -> str:
+        return "`" + describe(trees.grid_game(int(code))).replace("\n", " / ") + "`"
+
+    def row(m: int, k: int) -> str:
+        bound = "≥ " if codes[k] in added else ""
+        return (f"| {bound}{rank[m, k]} | {int(codes[k])} | {mean[m, k]:.4f} ± {se[m, k]:.4f} | "
+                f"{floors[0, k]:.4f} | {floors[1, k]:.4f} | {game(codes[k])} |")
+
+    header = ("| rank | code | mean e1 ± s.e. | floor (mixed eq.) | floor (best) | game |\n"
+              "|---:|---:|---|---:|---:|---|")
+    command = (f"scripts/fig3.py --protocol=paper --methods={','.join(methods)}"
+               + (f" --prescreen_runs={_PRESCREEN_RUNS.value} --prescreen_keep="
+                  f"{_PRESCREEN_KEEP.value}" if prescreen is not None else ""))
+    lines = [f"# Fig. 3 search by the paper's protocol: {', '.join(m.upper() for m in methods)}",
+             "",
+             f"Classes of depth-2, branching-2 games with utilities in {{0, 0.5, 1}}: "
+             f"{len(all_codes)}. Ranked: {len(codes)} games, each with {runs} runs of each "
+             f"method, gamma {_GAMMA.value:g}, {_ITERATIONS.value} iterations, base seed "
+             f"{_RUNNER.seed.value}; mean e1 of the empirical strategy with its standard error "
+             f"over the runs. The floors are exact (`exploration_floors`). Written by `{command}`; "
+             "the CSV is beside this file.", ""]
+    if prescreen is not None:
+        worst_kept = {method: max(r["prescreen_rank"] for r in rows if r["method"] == method)
+                      for method in methods}
+        lines += [f"Pre-screen: every class got the first {_PRESCREEN_RUNS.value} of its "
+                  f"{runs} runs; the {_PRESCREEN_KEEP.value} worst of each method by that "
+                  f"mean were kept (union {len(codes) - len(added)}) and got all {runs} runs "
+                  "(the same "
+                  "seeds as the full protocol, so their results are the full protocol's). "
+                  + (f"The {len(added)} games with the paper's floors that it dropped got all "
+                     f"{runs} runs too (ranks marked ≥: among the ranked games only). "
+                     if len(added) else "")
+                  + "The worst pre-screen rank among each method's top "
+                  f"{_RANKING_TOP.value}: " + ", ".join(
+                      f"{method.upper()} {rank}" for method, rank in worst_kept.items()) + ".",
+                  ""]
+    for m, method in enumerate(methods):
+        lines += [f"## {method.upper()}: the {_RANKING_TOP.value} worst games", "", header]
+        lines += [row(m, k) for k in orders[m][:_RANKING_TOP.value]]
+        lines.append("")
+    lines += ["## The games with the paper's floors", "",
+              f"Games whose mixed-equilibrium floor is within {FLOOR_TOLERANCE:g} of the "
+              "paper's, with their rank under each method (1 = worst)"
+              + (" (floors of the ranked games only: run with --all_floors for every class)"
+                 if all_floors is None else "") + ".", ""]
+    if all_floors is None:
+        all_codes, all_floors = codes, floors
+    for target in PAPER_FLOORS:
+        near = np.flatnonzero(np.abs(all_floors[0] - target) <= FLOOR_TOLERANCE)
+        ranked = np.flatnonzero(np.isin(codes, all_codes[near]))
+        lines += [f"### Floor {target}: {len(near)} classes, {len(ranked)} of them ranked", ""]
+        for m, method in enumerate(methods if len(ranked) else []):
+            top = orders[m][0]
+            lines += [f"{method.upper()}, winner code {int(codes[top])} with "
+                      f"{mean[m, top]:.4f} ± {se[m, top]:.4f}:", "", header]
+            lines += [row(m, k) for k in ranked[np.argsort(rank[m, ranked], kind="stable")][:10]]
+            lines.append("")
+        if len(ranked) < len(near) and prescreen is not None:
+            dropped = np.setdiff1d(all_codes[near], codes)
+            idx = np.searchsorted(all_codes, dropped)
+            lines += [f"Ruled out by the pre-screen ({len(dropped)}; best pre-screen ranks): "
+                      + "; ".join(f"{method.upper()} {int(pre_rank[m, idx].min())}"
+                                  for m, method in enumerate(methods)), ""]
+    with open(out + "_ranking.md", "w") as f:
+        f.write("\n".join(lines))
+
+
 def plot(rows, floors, games, path) -> None:
     import matplotlib
 
@@ -127,7 +279,7 @@ def plot(rows, floors, games, path) -> None:
 
     fig, axes = plt.subplots(1, len(games), figsize=(5.2 * len(games), 4.6), sharey=True)
     styles = {"rm": ("tab:red", "-"), "rmm": ("tab:red", "--"), "exp3": ("tab:blue", "-"),
-              "exp3m": ("tab:blue", "--")}
+              "exp3m": ("tab:blue", "--"), "rmb": ("tab:green", "-"), "rmbm": ("tab:green", "--")}
     for ax, (name, root) in zip(np.atleast_1d(axes), games.items()):
         for method in _CURVE_METHODS.value:
             pts = [r for r in rows if r["game"] == name and r["method"] == method]
@@ -139,7 +291,7 @@ def plot(rows, floors, games, path) -> None:
             ax.fill_between(t, mean - err, mean + err, color=color, alpha=0.2, linewidth=0)
         floor = floors[name]["mixed_equilibrium"]
         ax.axhline(floor, color="gray", linestyle=":",
-                   label=f"floor {floor:.4f} (paper {PAPER_FLOORS[name]})")
+                   label=f"floor {floor:.4f} (paper {paper_floor(name)})")
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_title(name.replace("_", " "))
@@ -160,11 +312,18 @@ def plot(rows, floors, games, path) -> None:
 def main(argv):
     if len(argv) > 1:
         raise app.UsageError(f"unexpected arguments: {argv[1:]}")
+    if len(_METHODS.value) != 2 or any(
+            selectors.parse_selector(m)[0] not in ("rm", "rmb") for m in _METHODS.value):
+        raise app.UsageError(f"--methods needs two regret-matching selectors (rm, rmm, rmb, "
+                             f"rmbm), got {_METHODS.value}", exitcode=2)
     start = time.time()
     params = {name: flags.FLAGS[name].value for name in (
-        "gamma", "iterations", "screen_runs", "shortlist", "shortlist_runs", "finalists",
-        "confirm_runs", "max_games", "batch", "curve_methods", "curve_iterations",
+        "protocol", "methods", "ranking_top", "gamma", "iterations", "screen_runs", "shortlist",
+        "shortlist_runs", "finalists", "confirm_runs", "max_games", "batch", "curve_methods",
+        "curve_iterations",
         "curve_runs", "curve_chunk", "per_decade", "seed")}
+    if _PRESCREEN_RUNS.value is not None:
+        params.update(prescreen_runs=_PRESCREEN_RUNS.value, prescreen_keep=_PRESCREEN_KEEP.value)
     out = _OUT.value or ("docs/figures/fig3" if _PUBLISH.value else "results/fig3/fig3")
     data_dir = _DATA_DIR.value or ("data" if _PUBLISH.value else "results/fig3/data")
     try:
@@ -180,29 +339,60 @@ def main(argv):
     if _MAX_GAMES.value is not None:
         codes = codes[:_MAX_GAMES.value]
     stage_start = time.time()
-    mean1 = screen(codes, _SCREEN_RUNS.value, _RUNNER.seed.value, "screen")
-    shortlist = best(codes, mean1, _SHORTLIST.value)
-    mean2 = screen(shortlist, _SHORTLIST_RUNS.value, _RUNNER.seed.value + 1, "shortlist")
-    finalists = best(shortlist, mean2, _FINALISTS.value)
-    mean3 = screen(finalists, _CONFIRM_RUNS.value, _RUNNER.seed.value + 2, "confirm")
+    if _PROTOCOL.value == "paper":
+        # The same seeds as the full protocol: a game's runs do not depend on the subset.
+        prescreen = None
+        finalists = codes
+        if _PRESCREEN_RUNS.value is not None:
+            prescreen, _ = screen(codes, _PRESCREEN_RUNS.value, _RUNNER.seed.value, "prescreen")
+            finalists = best(codes, prescreen, _PRESCREEN_KEEP.value)
+        mean3, se3 = screen(finalists, _CONFIRM_RUNS.value, _RUNNER.seed.value, "paper")
+    else:
+        mean1, _ = screen(codes, _SCREEN_RUNS.value, _RUNNER.seed.value, "screen")
+        shortlist = best(codes, mean1, _SHORTLIST.value)
+        mean2, _ = screen(shortlist, _SHORTLIST_RUNS.value, _RUNNER.seed.value + 1, "shortlist")
+        finalists = best(shortlist, mean2, _FINALISTS.value)
+        mean3, se3 = screen(finalists, _CONFIRM_RUNS.value, _RUNNER.seed.value + 2, "confirm")
     timings["search_seconds"] = round(time.time() - stage_start, 1)
+    if _PROTOCOL.value == "paper":
+        stage_start = time.time()
+        every = floors_of(codes, "floors") if _ALL_FLOORS.value else None
+        ranked, mean_r, se_r, added = finalists, mean3, se3, np.zeros(0, dtype=np.int64)
+        if every is not None and prescreen is not None:
+            # The games with the paper's floors that the pre-screen dropped get all runs too
+            # (the same seeds), so the ranking can say where they stand.
+            near = np.any([np.abs(every[0] - t) <= FLOOR_TOLERANCE for t in PAPER_FLOORS], 0)
+            added = np.setdiff1d(codes[near], finalists)
+            if added.size:
+                mean_x, se_x = screen(added, _CONFIRM_RUNS.value, _RUNNER.seed.value,
+                                      "paper_floor_games")
+                order = np.argsort(np.concatenate([finalists, added]))
+                ranked = np.concatenate([finalists, added])[order]
+                mean_r = np.concatenate([mean3, mean_x], axis=1)[:, order]
+                se_r = np.concatenate([se3, se_x], axis=1)[:, order]
+        floors = (every[:, np.searchsorted(codes, ranked)] if every is not None
+                  else floors_of(ranked, "floors_ranked"))
+        write_ranking(codes, ranked, mean_r, se_r, floors, every, prescreen, added, out)
+        timings["floors_seconds"] = round(time.time() - stage_start, 1)
 
     games, ranking = {}, {}
     os.makedirs(data_dir, exist_ok=True)
-    for m, name in enumerate(["WC_RM", "WC_RMM"]):
+    for m, name in enumerate(wc_names()):
         order = np.lexsort((finalists, -mean3[m]))
         code = int(finalists[order[0]])
         root = trees.grid_game(code)
         games[name] = root
-        ranking[name] = [{"code": int(finalists[k]), "rm": float(mean3[0, k]),
-                          "rmm": float(mean3[1, k])} for k in order[:10]]
+        ranking[name] = [{"code": int(finalists[k]),
+                          **{meth: float(mean3[i, k]) for i, meth in enumerate(_METHODS.value)}}
+                         for k in order[:10]]
         k = order[0]
         trees.dump(trees.MatrixTree(root, {
             "name": name,
             "note": (f"Worst of {len(codes)} depth-2 BF-2 games with utilities in {{0, 0.5, 1}} "
                      f"(up to row/column permutations) for {name[3:]} with gamma "
                      f"{_GAMMA.value:g}: mean e1 after {_ITERATIONS.value} iterations over "
-                     f"{_CONFIRM_RUNS.value} runs RM {mean3[0, k]:.4f}, RMM {mean3[1, k]:.4f}. "
+                     f"{_CONFIRM_RUNS.value} runs {_METHODS.value[0].upper()} {mean3[0, k]:.4f}, "
+                     f"{_METHODS.value[1].upper()} {mean3[1, k]:.4f}. "
                      "Found by scripts/fig3.py."),
             "code": code}), os.path.join(data_dir, f"{name.lower()}.json"))
 
@@ -238,13 +428,14 @@ def main(argv):
     with open(out + "_floors.csv", "w", newline="") as f:
         writer = csv.writer(f)
         writer.writerow(["game", "gamma", "game_value", "floor_mixed_equilibrium",
-                         "floor_best_explorative", "paper", "final_rm", "final_rmm"])
+                         "floor_best_explorative", "paper"]
+                        + [f"final_{m}" for m in _METHODS.value])
         for name, root in games.items():
             final = {r["method"]: r["mean_e1"] for r in rows
                      if r["game"] == name and r["t"] == checkpoints[-1]}
             writer.writerow([name, _GAMMA.value, solver.tree_value(root),
                              floors[name]["mixed_equilibrium"], floors[name]["best_explorative"],
-                             PAPER_FLOORS[name], final.get("rm"), final.get("rmm")])
+                             paper_floor(name)] + [final.get(m) for m in _METHODS.value])
     plot(rows, floors, games, out + ".png")
     elapsed = time.time() - start
     experiments.write_params(out + ".json", dict(params, games_searched=len(codes),
@@ -255,7 +446,7 @@ def main(argv):
     for name, root in games.items():
         final = {r["method"]: round(r["mean_e1"], 4) for r in rows
                  if r["game"] == name and r["t"] == checkpoints[-1]}
-        print(f"{name}:\n{describe(root)}\n  floors {floors[name]} (paper {PAPER_FLOORS[name]})"
+        print(f"{name}:\n{describe(root)}\n  floors {floors[name]} (paper {paper_floor(name)})"
               f"\n  e1 at t={checkpoints[-1]}: {final}")
     print(f"wrote {out}.csv/_floors.csv/.png/.json in {elapsed:.0f} s")
 

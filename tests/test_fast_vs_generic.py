@@ -58,6 +58,7 @@ def generic_curves(game, selector: str) -> np.ndarray:
     ({"depth": 2, "branching": 2, "seed": 1}, "rm"),
     ({"depth": 2, "branching": 2, "seed": 1}, "rmm"),
     ({"depth": 2, "branching": 3, "seed": 2}, "exp3"),
+    ({"depth": 2, "branching": 2, "seed": 4}, "rmb"),
     ({"depth": 2, "branching": 2, "chance_branching": 2, "seed": 3}, "rm"),
 ])
 def test_mean_exploitability_curves_agree(params, selector):

@@ -3,6 +3,8 @@
 import math
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from smmcts_spiel.search import selectors as sel
 
@@ -67,6 +69,56 @@ def test_unknown_selector_is_named(bad):
 def test_gamma_outside_unit_interval(gamma):
     with pytest.raises(ValueError, match=r"gamma must be in \(0, 1\]"):
         sel.selector_factory("rm", gamma=gamma)
+
+
+# ----------------------------------------------------------------------------------------
+# Bandit regret matching (GTLibrary's RMSelector) and the decreasing exploration schedule
+
+
+def test_bandit_regret_update_by_hand():
+    # Reward 0.2 -> v = 0.6; the action had probability 0.25: r0 += 0.6 / 0.25, all -= 0.6.
+    regrets = [0.0, 1.0, -1.0]
+    sel.bandit_regret_update(regrets, 0, 0.2, 0.25)
+    assert regrets == pytest.approx([2.4 - 0.6, 1.0 - 0.6, -1.0 - 0.6])
+
+
+@given(st.lists(st.floats(-1, 1), min_size=2, max_size=5),
+       st.lists(st.floats(0.05, 1), min_size=5, max_size=5))
+def test_bandit_regret_update_is_half_the_full_information_update_in_expectation(rewards,
+                                                                                  weights):
+    """E_a~p[bandit update] = (u_i - E_p u) / 2: regret matching's strategy is unchanged by
+    the factor, so bandit RM follows the same regrets in expectation."""
+    n = len(rewards)
+    p = [w / sum(weights[:n]) for w in weights[:n]]
+    expected = [0.0] * n
+    for a in range(n):
+        regrets = [0.0] * n
+        sel.bandit_regret_update(regrets, a, rewards[a], p[a])
+        for i in range(n):
+            expected[i] += p[a] * regrets[i]
+    mean = sum(pa * u for pa, u in zip(p, rewards))
+    assert expected == pytest.approx([(u - mean) / 2 for u in rewards], abs=1e-9)
+
+
+def test_bandit_selector_uses_the_sampling_probability_of_the_played_action():
+    rmb = sel.selector_factory("rmbm", gamma=0.1)(2)
+    assert isinstance(rmb, sel.BanditRegretMatchingSelector) and not rmb.uses_action_values
+    rmb.update(1, 1.0)  # p = 0.5: r1 += 1 / 0.5, both -= 1
+    assert rmb.regrets == pytest.approx([-1.0, 1.0])
+    assert rmb.probabilities() == pytest.approx([0.05, 0.95])
+    rmb.update(1, -1.0)  # v = 0: no change
+    assert rmb.regrets == pytest.approx([-1.0, 1.0])
+
+
+@pytest.mark.parametrize("name, expected", [("rmb", ("rmb", False)), ("RMBM", ("rmb", True))])
+def test_parse_bandit_selector(name, expected):
+    assert sel.parse_selector(name) == expected
+
+
+def test_decreasing_gamma():
+    assert sel.decreasing_gamma(1.0, 1.0) == 1.0
+    assert sel.decreasing_gamma(0.5, 100.0) == pytest.approx(0.05)
+    assert sel.decreasing_gamma(1.0, 0.25) == 1.0  # capped at 1
 
 
 def test_ucb_breaks_ties_with_its_random_number():

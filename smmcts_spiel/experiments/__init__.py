@@ -10,6 +10,7 @@ from smmcts_spiel.experiments.paper import (
     Result,
     curves_job,
     exploration_floors,
+    floors_job,
     game_from_spec,
     mean_curve,
     random_game,
@@ -30,5 +31,5 @@ from smmcts_spiel.experiments.runner import (
 __all__ = ["BACKENDS", "PARAMS_FILE", "MixedResultsError", "Result", "check_not_smaller",
            "check_output",
            "check_params", "curves_job", "die_with_parent", "exit_on_sigterm",
-           "exploration_floors", "finished_jobs", "game_from_spec", "mean_curve", "random_game",
-           "run_jobs", "screen_job", "write_params"]
+           "exploration_floors", "finished_jobs", "floors_job", "game_from_spec", "mean_curve",
+           "random_game", "run_jobs", "screen_job", "write_params"]

@@ -2,6 +2,7 @@
 
 * :func:`curves_job`: exploitability curves of one method on one game, many runs;
 * :func:`screen_job`: mean e1 after a fixed number of iterations on a batch of games;
+* :func:`floors_job`: the exploration floors of a batch of grid games;
 * :func:`exploration_floors`: the exploitability an SM-MCTS selector with exploration
   gamma cannot go below (the floors of Fig. 3);
 * :func:`mean_curve`: the mean over games and runs with its standard error.
@@ -50,20 +51,25 @@ def game_from_spec(spec: Mapping[str, Any]) -> trees.Node:
 
 def curves_job(game: Mapping[str, Any], method: str, gamma: float, checkpoints: Sequence[int],
                base_seed: int, game_index: int, runs: int, first_run: int = 0,
-               final_strategy: str = "empirical") -> Result:
+               final_strategy: str = "empirical", gamma_schedule: str = "constant") -> Result:
     """e1 and NashConv of ``runs`` searches of ``method`` on one game, at the checkpoints."""
     root = game_from_spec(game)
     curves = engine.exploitability_curves(
         trees.flatten(root), method, gamma=gamma, checkpoints=checkpoints,
         seeds=engine.run_seeds(base_seed, game_index, runs, first_run),
-        game_value=solver.tree_value(root), final_strategy=final_strategy)
+        game_value=solver.tree_value(root), final_strategy=final_strategy,
+        gamma_schedule=gamma_schedule)
     return {"e1": curves.e1, "nash_conv": curves.nash_conv, "checkpoints": curves.checkpoints}
 
 
 def screen_job(codes: Sequence[int], methods: Sequence[str], gamma: float, iterations: int,
                runs: int, base_seed: int) -> Result:
-    """Mean e1 after ``iterations`` of each method (rows) on the grid games ``codes``."""
+    """Mean e1 after ``iterations`` of each method (rows) on the grid games ``codes``.
+
+    ``sd_e1`` is the standard deviation over the runs (ddof 1; 0 with one run).
+    """
     mean_e1 = np.zeros((len(methods), len(codes)))
+    sd_e1 = np.zeros_like(mean_e1)
     for g, code in enumerate(codes):
         root = trees.grid_game(int(code))
         flat = trees.flatten(root)
@@ -74,10 +80,17 @@ def screen_job(codes: Sequence[int], methods: Sequence[str], gamma: float, itera
                                                 checkpoints=[iterations], seeds=seeds,
                                                 game_value=value)
             mean_e1[m, g] = curves.e1[:, 0].mean()
-    return {"codes": np.asarray(codes, dtype=np.int64), "mean_e1": mean_e1}
+            sd_e1[m, g] = curves.e1[:, 0].std(ddof=1) if runs > 1 else 0.0
+    return {"codes": np.asarray(codes, dtype=np.int64), "mean_e1": mean_e1, "sd_e1": sd_e1}
 
 
-# ----------------------------------------------------------------------------------------
+def floors_job(codes: Sequence[int], gamma: float) -> Result:
+    """:func:`exploration_floors` of the grid games ``codes``: rows mixed equilibrium, best."""
+    floors = np.zeros((2, len(codes)))
+    for g, code in enumerate(codes):
+        f = exploration_floors(trees.grid_game(int(code)), gamma)
+        floors[:, g] = f["mixed_equilibrium"], f["best_explorative"]
+    return {"codes": np.asarray(codes, dtype=np.int64), "floors": floors}
 
 
 # ----------------------------------------------------------------------------------------

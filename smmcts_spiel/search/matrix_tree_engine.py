@@ -20,7 +20,9 @@ Semantics (shared with the generic engine, :mod:`smmcts_spiel.search`):
 * Selector rewards are ``u1 / scale`` for player 1 and ``-u1 / scale`` for player 2, with
   ``scale`` the largest absolute leaf utility. Regret matching compares the sampled
   reward with the means of the sibling children (the sampled reward if a sibling is not
-  in the tree yet); Exp3 adds ``reward / p_a``; UCB adds the reward.
+  in the tree yet); bandit regret matching (``rmb``) only uses the sampled reward
+  (:func:`smmcts_spiel.search.selectors.bandit_regret_update`); Exp3 adds
+  ``reward / p_a``; UCB adds the reward.
 * Every update counts the action (empirical frequencies) and, for the average strategy,
   adds the current sampling distribution to its sums. Unvisited nodes play uniformly.
 
@@ -42,8 +44,9 @@ from smmcts_spiel import trees
 from smmcts_spiel.search import selectors
 from smmcts_spiel.trees.flat import CHANCE, LEAF, MATRIX
 
-SELECTOR_CODES = {"rm": 0, "exp3": 1, "ucb": 2}
+SELECTOR_CODES = {"rm": 0, "exp3": 1, "ucb": 2, "rmb": 3}
 FINAL_STRATEGIES = ("empirical", "average")
+GAMMA_SCHEDULES = ("constant", "decreasing")
 
 # The per-iteration helpers are inlined into the compiled loop (numba IR inlining): the
 # calls and their array arguments cost more than the arithmetic. The error model "numpy"
@@ -54,6 +57,8 @@ _rm_probabilities = _inlined(selectors.regret_matching_probabilities)
 _exp3_probabilities = _inlined(selectors.exp3_probabilities)
 _sample_index = _inlined(selectors.sample_index)
 _ucb_index = _inlined(selectors.ucb_index)
+_bandit_regret_update = _inlined(selectors.bandit_regret_update)
+_decreasing_gamma = _inlined(selectors.decreasing_gamma)
 
 
 
@@ -101,17 +106,23 @@ def exploitability_curves(
     seeds: Sequence[int],
     game_value: float,
     final_strategy: str = "empirical",
+    gamma_schedule: str = "constant",
 ) -> Curves:
     """Run one SM-MCTS search per seed and record e1 / NashConv at each checkpoint.
 
-    ``selector`` is rm, rmm, exp3, exp3m, ucb or ucbm; ``game_value`` is v* (the exact
-    value for player 1, e.g. from :mod:`smmcts_spiel.solver`).
+    ``selector`` is rm, rmm, rmb, rmbm, exp3, exp3m, ucb or ucbm; ``game_value`` is v* (the exact
+    value for player 1, e.g. from :mod:`smmcts_spiel.solver`). ``gamma_schedule``
+    "decreasing" explores with ``min(1, gamma / sqrt(t))`` at the t-th update of a node
+    (:func:`smmcts_spiel.search.selectors.decreasing_gamma`) instead of a constant gamma.
     """
     base, mean_variant = selectors.parse_selector(selector)
     if base == "ucb":
         c = selectors.check_c(c)
     else:
         gamma = selectors.check_gamma(gamma)
+    if gamma_schedule not in GAMMA_SCHEDULES:
+        raise ValueError(f"gamma_schedule must be one of {GAMMA_SCHEDULES}, "
+                         f"got {gamma_schedule!r}")
     if final_strategy not in FINAL_STRATEGIES:
         raise ValueError(f"final_strategy must be one of {FINAL_STRATEGIES}, "
                          f"got {final_strategy!r}")
@@ -129,7 +140,8 @@ def exploitability_curves(
         flat.kind, flat.value, flat.rows, flat.cols, flat.child_start, flat.children,
         flat.probs, flat.p1_offset, flat.p2_offset, flat.num_p1_slots, flat.num_p2_slots,
         flat.max_actions, flat.max_path, flat.scale, SELECTOR_CODES[base], mean_variant,
-        float(gamma), float(c), final_strategy == "average", cps, seed_array,
+        (float(gamma), gamma_schedule == "decreasing"), float(c), final_strategy == "average",
+        cps, seed_array,
         float(game_value), e1, nash_conv, stats)
     n1, n2 = flat.num_p1_slots, flat.num_p2_slots
     return Curves(cps, e1, nash_conv, stats[0, :n1].copy(), stats[1, :n2].copy(),
@@ -230,11 +242,17 @@ def _rollout(node, kind, value, rows, cols, child_start, children, probs):
 
 
 @_inlined
-def _selector_probabilities(code, stat, counts, gamma, c, out):
-    if code == 0:
-        _rm_probabilities(stat, gamma, out)
+def _selector_probabilities(code, stat, counts, exploration, c, out):
+    g, decreasing = exploration
+    if decreasing:
+        visits = 0.0
+        for a in range(len(counts)):
+            visits += counts[a]
+        g = _decreasing_gamma(g, visits + 1.0)
+    if code == 0 or code == 3:
+        _rm_probabilities(stat, g, out)
     elif code == 1:
-        _exp3_probabilities(stat, gamma, out)
+        _exp3_probabilities(stat, g, out)
     else:
         best = _ucb_index(stat, counts, c)
         for a in range(len(out)):
@@ -244,9 +262,9 @@ def _selector_probabilities(code, stat, counts, gamma, c, out):
 
 
 @_inlined
-def _update(h, i, j, u1, code, gamma, c, scale, rows, cols, child_start, children, p1_offset,
-            p2_offset, in_tree, x_sum, visits, stat1, stat2, counts1, counts2, avg1, avg2,
-            probs1, probs2, fresh, track_average):
+def _update(h, i, j, u1, code, exploration, c, scale, rows, cols, child_start, children,
+            p1_offset, p2_offset, in_tree, x_sum, visits, stat1, stat2, counts1, counts2, avg1,
+            avg2, probs1, probs2, fresh, track_average):
     """Update(h, i, j, u1) of Alg. 1 for both players' selectors at matrix node h.
 
     ``probs1`` / ``probs2`` (per action slot) hold the sampling distributions of h; they
@@ -260,8 +278,10 @@ def _update(h, i, j, u1, code, gamma, c, scale, rows, cols, child_start, childre
     p1 = probs1[o1:o1 + m]
     p2 = probs2[o2:o2 + n]
     if not fresh:
-        _selector_probabilities(code, stat1[o1:o1 + m], counts1[o1:o1 + m], gamma, c, p1)
-        _selector_probabilities(code, stat2[o2:o2 + n], counts2[o2:o2 + n], gamma, c, p2)
+        _selector_probabilities(code, stat1[o1:o1 + m], counts1[o1:o1 + m], exploration,
+                                c, p1)
+        _selector_probabilities(code, stat2[o2:o2 + n], counts2[o2:o2 + n], exploration,
+                                c, p2)
     if track_average:
         for a in range(m):
             avg1[o1 + a] += p1[a]
@@ -281,6 +301,9 @@ def _update(h, i, j, u1, code, gamma, c, scale, rows, cols, child_start, childre
     elif code == 1:
         stat1[o1 + i] += reward1 / p1[i]
         stat2[o2 + j] += reward2 / p2[j]
+    elif code == 3:
+        _bandit_regret_update(stat1[o1:o1 + m], i, reward1, p1[i])
+        _bandit_regret_update(stat2[o2:o2 + n], j, reward2, p2[j])
     else:
         stat1[o1 + i] += reward1
         stat2[o2 + j] += reward2
@@ -289,8 +312,8 @@ def _update(h, i, j, u1, code, gamma, c, scale, rows, cols, child_start, childre
 
 
 @_inlined
-def _iteration(code, mean_variant, gamma, c, scale, kind, value, rows, cols, child_start,
-               children, probs, p1_offset, p2_offset, in_tree, expanded, x_sum, visits,
+def _iteration(code, mean_variant, exploration, c, scale, kind, value, rows, cols,
+               child_start, children, probs, p1_offset, p2_offset, in_tree, expanded, x_sum, visits,
                stat1, stat2, counts1, counts2, avg1, avg2, probs1, probs2, path_node,
                path_i, path_j, track_average):
     """One simulation of Alg. 1 from the root, iteratively (descend, then back up)."""
@@ -329,17 +352,17 @@ def _iteration(code, mean_variant, gamma, c, scale, kind, value, rows, cols, chi
             u = _rollout(child, kind, value, rows, cols, child_start, children, probs)
             x_sum[child] += u
             visits[child] += 1.0
-            _update(node, a // n, a % n, u, code, gamma, c, scale, rows, cols, child_start,
-                    children, p1_offset, p2_offset, in_tree, x_sum, visits, stat1, stat2,
-                    counts1, counts2, avg1, avg2, probs1, probs2, False, track_average)
+            _update(node, a // n, a % n, u, code, exploration, c, scale, rows, cols,
+                    child_start, children, p1_offset, p2_offset, in_tree, x_sum, visits, stat1,
+                    stat2, counts1, counts2, avg1, avg2, probs1, probs2, False, track_average)
             break
         o1 = p1_offset[node]
         o2 = p2_offset[node]
         i = _sample_index(_selector_probabilities(code, stat1[o1:o1 + m], counts1[o1:o1 + m],
-                                                  gamma, c, probs1[o1:o1 + m]),
+                                                  exploration, c, probs1[o1:o1 + m]),
                           np.random.random())
         j = _sample_index(_selector_probabilities(code, stat2[o2:o2 + n], counts2[o2:o2 + n],
-                                                  gamma, c, probs2[o2:o2 + n]),
+                                                  exploration, c, probs2[o2:o2 + n]),
                           np.random.random())
         path_node[depth] = node
         path_i[depth] = i
@@ -351,7 +374,7 @@ def _iteration(code, mean_variant, gamma, c, scale, kind, value, rows, cols, chi
         x_sum[h] += u
         visits[h] += 1.0
         if kind[h] == MATRIX:
-            _update(h, path_i[d], path_j[d], u, code, gamma, c, scale, rows, cols,
+            _update(h, path_i[d], path_j[d], u, code, exploration, c, scale, rows, cols,
                     child_start, children, p1_offset, p2_offset, in_tree, x_sum, visits,
                     stat1, stat2, counts1, counts2, avg1, avg2, probs1, probs2, True, track_average)
         if mean_variant:
@@ -365,7 +388,7 @@ def _iteration(code, mean_variant, gamma, c, scale, kind, value, rows, cols, chi
 @numba.njit(cache=True, error_model="numpy", _nrt=False)
 def _run_searches_kernel(kind, value, rows, cols, child_start, children, probs, p1_offset,
                          p2_offset, num_p1_slots, num_p2_slots, max_actions, max_path, scale,
-                         code, mean_variant, gamma, c, use_average, checkpoints, seeds,
+                         code, mean_variant, exploration, c, use_average, checkpoints, seeds,
                          game_value, out_e1, out_nash_conv, out_stats, in_tree, expanded, x_sum,
                          visits, stat1, stat2, counts1, counts2, avg1, avg2, probs1, probs2,
                          scratch, path_node, path_i, path_j, v1, v2):
@@ -385,8 +408,8 @@ def _run_searches_kernel(kind, value, rows, cols, child_start, children, probs, 
         t = 0
         for cp in range(len(checkpoints)):
             while t < checkpoints[cp]:
-                _iteration(code, mean_variant, gamma, c, scale, kind, value, rows, cols,
-                           child_start, children, probs, p1_offset, p2_offset, in_tree,
+                _iteration(code, mean_variant, exploration, c, scale, kind, value, rows,
+                           cols, child_start, children, probs, p1_offset, p2_offset, in_tree,
                            expanded, x_sum, visits, stat1, stat2, counts1, counts2, avg1, avg2,
                            probs1, probs2, path_node, path_i, path_j, use_average)
                 t += 1
@@ -410,7 +433,7 @@ def _run_searches_kernel(kind, value, rows, cols, child_start, children, probs, 
 
 def _run_searches(kind, value, rows, cols, child_start, children, probs, p1_offset, p2_offset,
                   num_p1_slots, num_p2_slots, max_actions, max_path, scale, code, mean_variant,
-                  gamma, c, use_average, checkpoints, seeds, game_value, out_e1,
+                  exploration, c, use_average, checkpoints, seeds, game_value, out_e1,
                   out_nash_conv, out_stats):
     """Allocate the per-run state and run every seed's search in the compiled kernel."""
     num_nodes = len(kind)
@@ -434,7 +457,7 @@ def _run_searches(kind, value, rows, cols, child_start, children, probs, p1_offs
     v2 = np.zeros(num_nodes)
     _run_searches_kernel(kind, value, rows, cols, child_start, children, probs, p1_offset,
                          p2_offset, num_p1_slots, num_p2_slots, max_actions, max_path, scale,
-                         code, mean_variant, gamma, c, use_average, checkpoints, seeds,
+                         code, mean_variant, exploration, c, use_average, checkpoints, seeds,
                          game_value, out_e1, out_nash_conv, out_stats, in_tree, expanded, x_sum,
                          visits, stat1, stat2, counts1, counts2, avg1, avg2, probs1, probs2,
                          scratch, path_node, path_i, path_j, v1, v2)

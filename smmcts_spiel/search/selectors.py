@@ -1,5 +1,9 @@
 """Selection functions of SM-MCTS: Regret Matching, Exp3 and decoupled UCB.
 
+Regret matching comes in two forms: ``rm`` updates every action's regret with the child
+means (the paper's text), ``rmb`` ("bandit RM") only sees the sampled reward and
+importance-weights it, as GTLibrary's RMSelector does (:func:`bandit_regret_update`).
+
 Each player at each node of the search tree owns one selector, which sees only its own
 actions and its own rewards (player 2's reward is player 1's negated utility, scaled by
 the engine into [-1, 1]). A selector has one interface:
@@ -20,7 +24,7 @@ from __future__ import annotations
 
 import math
 
-SELECTOR_NAMES = ("rm", "exp3", "ucb")
+SELECTOR_NAMES = ("rm", "rmb", "exp3", "ucb")
 
 # ----------------------------------------------------------------------------------------
 # Shared arithmetic (plain loops: works on lists here, compiled by numba on arrays there).
@@ -44,6 +48,29 @@ def regret_matching_probabilities(regrets, gamma, out):
         for i in range(n):
             out[i] = uniform
     return out
+
+
+def bandit_regret_update(regrets, action, reward, probability):
+    """Bandit regret matching (GTLibrary's RMSelector, after Hart and Mas-Colell 2001).
+
+    The reward in [-1, 1] is mapped to v in [0, 1] (GTLibrary's normalisation with
+    utilities in [-1, 1]); ``r[action] += v / p_action``, then ``r[i] -= v`` for every i:
+    an unbiased estimate of the regret update when ``probability`` is the chance the
+    sampling distribution (exploration included) gave ``action``.
+    """
+    v = 0.5 * (reward + 1.0)
+    regrets[action] += v / probability
+    for i in range(len(regrets)):
+        regrets[i] -= v
+
+
+def decreasing_gamma(gamma, t):
+    """Exploration that vanishes: ``min(1, gamma / sqrt(t))`` at a selector's t-th use.
+
+    A constant gamma leaves an exploitability floor of about gamma per level; this
+    schedule (as GTLibrary's commented-out ``d_t = gamma / sqrt(t)``) removes it.
+    """
+    return min(1.0, gamma / math.sqrt(t))
 
 
 def exp3_probabilities(reward_sums, gamma, out):
@@ -165,6 +192,18 @@ class RegretMatchingSelector:
         self._fresh = False
 
 
+class BanditRegretMatchingSelector(RegretMatchingSelector):
+    """Regret matching that only sees the sampled reward (:func:`bandit_regret_update`)."""
+
+    uses_action_values = False
+    __slots__ = ()
+
+    def update(self, action: int, reward: float, action_values=None) -> None:
+        # The probability the action had when it was chosen: r is unchanged since then.
+        bandit_regret_update(self.regrets, action, reward, self.probabilities()[action])
+        self._fresh = False
+
+
 class Exp3Selector:
     """Exp3 (eq. 4) with numerically stable weights; rewards are importance weighted."""
 
@@ -230,7 +269,7 @@ def parse_selector(name: str) -> tuple[str, bool]:
             return base, True
     allowed = ", ".join(f"{b}, {b}m" for b in SELECTOR_NAMES)
     raise ValueError(f"unknown selector {name!r}; choose one of {allowed} "
-                     "(a trailing 'm' propagates node means: RMM, Exp3M, UCBM)")
+                     "(a trailing 'm' propagates node means: RMM, RMBM, Exp3M, UCBM)")
 
 
 def check_gamma(gamma: float) -> float:
@@ -252,5 +291,6 @@ def selector_factory(name: str, gamma: float = 0.05, c: float = 1.4):
         c = check_c(c)
         return lambda num_actions: UCBSelector(num_actions, c)
     gamma = check_gamma(gamma)
-    cls = RegretMatchingSelector if base == "rm" else Exp3Selector
+    cls = {"rm": RegretMatchingSelector, "rmb": BanditRegretMatchingSelector,
+           "exp3": Exp3Selector}[base]
     return lambda num_actions: cls(num_actions, gamma)

@@ -1,0 +1,148 @@
+"""Issue 15: bandit regret matching and decreasing exploration in the numba engine, Fig. 3
+by the paper's protocol (with and without a pre-screen) and Fig. 3 to 10^7 iterations."""
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pyspiel
+import pytest
+
+import smmcts_spiel  # noqa: F401  (registers the games)
+from smmcts_spiel import experiments, trees
+from smmcts_spiel.exact import solver
+from smmcts_spiel.search import matrix_tree_engine as engine
+from smmcts_spiel.search.smmcts import SMMCTS
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DOMINANT = [[1.0, 1.0], [0.0, 0.0]]  # row 0 dominates: e1 = share of row 1 in the frequencies
+
+
+def curves(game, method, checkpoints, runs=10, **kw):
+    flat = trees.flatten(game)
+    return engine.exploitability_curves(flat, method, checkpoints=checkpoints,
+                                        seeds=engine.run_seeds(3, 0, runs),
+                                        game_value=solver.tree_value(game), **kw).e1
+
+
+@pytest.mark.parametrize("method", ["rmb", "rmbm"])
+def test_bandit_rm_converges_to_the_equilibrium_of_matching_pennies(method):
+    # Value 0.5, equilibrium uniform: the exploration floor is 0.
+    e1 = curves(trees.matrix_game([[1.0, 0.0], [0.0, 1.0]]), method, [100, 100_000])
+    assert e1[:, 1].mean() < 0.01 < e1[:, 0].mean()
+
+
+def test_bandit_rm_on_a_dominant_action_stops_at_the_exploration_floor():
+    game = trees.matrix_game(DOMINANT)
+    floor = experiments.exploration_floors(game, 0.05)["mixed_equilibrium"]  # 0.025
+    e1 = curves(game, "rmb", [50_000])
+    assert e1.mean() == pytest.approx(floor, abs=3e-3)
+
+
+def test_decreasing_gamma_goes_below_the_constant_gamma_floor():
+    """Row 1 is only explored: with gamma_t = 1/sqrt(t) its share after T iterations is
+    about (1/T) sum_t 1/(2 sqrt t) = 1/sqrt(T) (0.007 at T = 20,000), far below 0.025."""
+    game = trees.matrix_game(DOMINANT)
+    floor = experiments.exploration_floors(game, 0.05)["mixed_equilibrium"]
+    for method in ("rm", "exp3"):
+        e1 = curves(game, method, [20_000], gamma=1.0, gamma_schedule="decreasing")
+        assert e1.mean() == pytest.approx(1 / np.sqrt(20_000), rel=0.3), method
+        assert e1.mean() < floor / 2, method
+
+
+def test_unknown_gamma_schedule_is_named():
+    with pytest.raises(ValueError, match="gamma_schedule must be one of"):
+        curves(trees.matrix_game(DOMINANT), "rm", [10], gamma_schedule="linear")
+
+
+def test_generic_engine_runs_bandit_rm():
+    game = pyspiel.load_game("smmcts_random_stacked_matrix", {"depth": 2, "branching": 2,
+                                                              "seed": 1})
+    search = SMMCTS(game, selector="rmbm", gamma=0.05, seed=0)
+    search.run(game.new_initial_state(), 200)
+    probs = search.strategy(game.new_initial_state(), 0)
+    assert sum(probs.values()) == pytest.approx(1.0)
+
+
+# ----------------------------------------------------------------------------------------
+# The scripts, at small scale
+
+
+def run_script(name, *args, check=True):
+    return subprocess.run([sys.executable, os.path.join(ROOT, "scripts", name), *args],
+                          capture_output=True, text=True, check=check, cwd=ROOT)
+
+
+def read_csv(path):
+    import csv
+
+    with open(path) as f:
+        return list(csv.DictReader(f))
+
+
+def paper_protocol(tmp_path, name, *extra):
+    out = tmp_path / name
+    run_script("fig3.py", "--protocol=paper", "--max_games=60", "--confirm_runs=4",
+               "--batch=25", "--ranking_top=10", "--curve_iterations=300", "--curve_runs=2",
+               "--curve_chunk=2", "--backend=serial", "--per_decade=2",
+               f"--results_dir={tmp_path / name / 'jobs'}", f"--data_dir={tmp_path / name}",
+               f"--out={out}", *extra)
+    return {(r["method"], int(r["code"])): r for r in read_csv(f"{out}_ranking.csv")}, out
+
+
+def test_fig3_paper_protocol_ranks_every_game_with_its_exact_floor(tmp_path):
+    ranking, out = paper_protocol(tmp_path, "full")
+    codes = trees.grid_game_codes()[:60]
+    direct = experiments.screen_job(codes.tolist(), ["rm", "rmm"], 0.05, 1000, 4, base_seed=0)
+    for m, method in enumerate(["rm", "rmm"]):
+        rows = sorted((r for r in ranking.values() if r["method"] == method),
+                      key=lambda r: int(r["rank"]))
+        assert [int(r["rank"]) for r in rows] == list(range(1, 11))
+        expected = np.lexsort((codes, -direct["mean_e1"][m]))[:10]
+        assert [int(r["code"]) for r in rows] == codes[expected].tolist()
+        for r in rows:
+            floors = experiments.exploration_floors(trees.grid_game(int(r["code"])), 0.05)
+            assert float(r["floor_mixed_equilibrium"]) == pytest.approx(
+                floors["mixed_equilibrium"])
+            assert float(r["floor_best_explorative"]) == pytest.approx(
+                floors["best_explorative"])
+    assert "## The games with the paper's floors" in open(f"{out}_ranking.md").read()
+
+    # The pre-screen only chooses games: a kept game gets exactly the full protocol's runs.
+    screened, out = paper_protocol(tmp_path, "pre", "--prescreen_runs=2", "--prescreen_keep=8")
+    kept = [key for key in screened if key in ranking]
+    assert kept
+    for key in kept:
+        assert screened[key]["mean_e1"] == ranking[key]["mean_e1"]
+    assert "Pre-screen: every class got the first 2" in open(f"{out}_ranking.md").read()
+
+
+def test_fig3_rejects_methods_that_are_not_regret_matching(tmp_path):
+    result = run_script("fig3.py", "--methods=exp3,rm", f"--results_dir={tmp_path}",
+                        check=False)
+    assert result.returncode == 2 and "--methods needs two regret-matching" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_fig3_long_small_run(tmp_path):
+    out = tmp_path / "long"
+    run_script("fig3_long.py", "--iterations=2000", "--runs=2", "--methods=rm,exp3",
+               "--backend=serial", "--per_decade=2", f"--results_dir={tmp_path / 'jobs'}",
+               f"--out={out}")
+    rows = read_csv(f"{out}.csv")
+    assert {(r["method"], r["schedule"]) for r in rows} == {
+        (m, s) for m in ("rm", "exp3") for s in ("constant", "decreasing")}
+    assert max(int(r["t"]) for r in rows) == 2000
+    assert os.path.getsize(f"{out}.png") > 10_000
+    bad = run_script("fig3_long.py", "--codes=999999999", f"--results_dir={tmp_path / 'j2'}",
+                     check=False)
+    assert bad.returncode == 2 and "is not a grid game code" in bad.stderr
+
+
+def test_fig3_long_writes_into_docs_only_with_publish(tmp_path):
+    refused = run_script("fig3_long.py", "--iterations=10", "--runs=2", "--backend=serial",
+                         f"--results_dir={tmp_path / 'jobs'}", "--out=docs/figures/fig3_long",
+                         check=False)
+    assert refused.returncode == 2 and "--publish" in refused.stderr
+    assert "Traceback" not in refused.stderr
