@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import random
 import time
 
 import pyspiel
 
-from smmcts_spiel import checks
+from smmcts_spiel.bots.search_bot import SearchBot
 from smmcts_spiel.search.information_sets import WorldSampler
-from smmcts_spiel.search.is_smmcts import InformationSetSMMCTS, ISPolicy
+from smmcts_spiel.search.is_smmcts import InformationSetSMMCTS
 from smmcts_spiel.search.selectors import sample_index
 
 
-class ISSMMCTSBot(pyspiel.Bot):
+class ISSMMCTSBot(SearchBot):
     """Searches from worlds drawn from its information set, plays its final strategy there.
 
     Every iteration starts from a history the bot cannot tell from the real one, drawn by
@@ -37,42 +36,15 @@ class ISSMMCTSBot(pyspiel.Bot):
                  gamma: float = 0.05, c: float = 1.4, iterations: int | None = 1000,
                  time_limit: float | None = None, final_strategy: str = "empirical",
                  seed: int | None = None):
-        super().__init__()
-        self.player_id = checks.check_player_id(player_id)
-        self.iterations, self.time_limit = checks.check_budget(iterations, time_limit)
-        self._rng = random.Random(seed)
+        super().__init__(game, player_id, iterations, time_limit, seed)
         self._search = InformationSetSMMCTS(game, selector=selector, gamma=gamma, c=c,
                                             final_strategy=final_strategy,
                                             seed=self._rng.getrandbits(63))
-        self._game = game
-
-    @property
-    def search(self) -> InformationSetSMMCTS:
-        return self._search
-
-    def policy(self) -> ISPolicy:
-        """Both trees' final strategies as a policy of ``game`` (uniform off the trees)."""
-        return self._search.policy()
-
-    def restart_at(self, state: pyspiel.State) -> None:
-        """Nothing to do: the trees are indexed by information sets of the whole game."""
-
-    def restart(self) -> None:
-        self._search.reset()
-
-    def inform_action(self, state, player_id, action) -> None:
-        """Nothing to do: worlds are drawn afresh at every move."""
-
-    def inform_actions(self, state, actions) -> None:
-        """Nothing to do: worlds are drawn afresh at every move."""
-
-    def provides_policy(self) -> bool:
-        return True
 
     def step_with_policy(self, state: pyspiel.State):
         """Search, then return (final strategy as (action, p) pairs, sampled action)."""
         start = time.perf_counter()
-        checks.check_state_game(state, str(self._game), "ISSMMCTSBot")
+        self.check_state(state)
         if state.is_terminal() or not state.legal_actions(self.player_id):
             raise ValueError(f"player {self.player_id} has no move to make in this state:\n"
                              f"{state}")
@@ -83,6 +55,3 @@ class ISSMMCTSBot(pyspiel.Bot):
         actions, probs = self._search.strategy(state, self.player_id)
         action = actions[sample_index(probs, self._rng.random())]
         return list(zip(actions, probs)), action
-
-    def step(self, state: pyspiel.State) -> int:
-        return self.step_with_policy(state)[1]

@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-import random
-
 import pyspiel
 
-from smmcts_spiel import checks
+from smmcts_spiel.bots.search_bot import SearchBot
 from smmcts_spiel.games import kernels
 from smmcts_spiel.search.kernel_engine import KernelSMMCTS
-from smmcts_spiel.search.smmcts import SMMCTS, SearchPolicy
+from smmcts_spiel.search.smmcts import SMMCTS
 
 ENGINES = ("auto", "kernel", "generic")
 
 
-class SMMCTSBot(pyspiel.Bot):
+class SMMCTSBot(SearchBot):
     """Simultaneous-Move MCTS with Regret Matching, Exp3 or UCB selection.
 
     Each ``step`` searches from the given state, keeping the subtree of the actual history
@@ -48,15 +46,12 @@ class SMMCTSBot(pyspiel.Bot):
                  gamma: float = 0.05, c: float = 1.4, iterations: int | None = 1000,
                  time_limit: float | None = None, final_strategy: str = "empirical",
                  seed: int | None = None, evaluator=None, engine: str = "auto"):
-        super().__init__()
-        checks.check_player_id(player_id)
-        iterations, time_limit = checks.check_budget(iterations, time_limit)
+        super().__init__(game, player_id, iterations, time_limit, seed)
         if engine not in ENGINES:
             raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
         if engine == "auto":
             wants_kernel = evaluator is None or isinstance(evaluator, str)
             engine = "kernel" if wants_kernel and kernels.kernel_for(game) else "generic"
-        self._rng = random.Random(seed)
         options = dict(selector=selector, gamma=gamma, c=c, final_strategy=final_strategy,
                        seed=self._rng.getrandbits(63))
         if engine == "kernel":
@@ -71,43 +66,14 @@ class SMMCTSBot(pyspiel.Bot):
                 raise ValueError(f"evaluator {evaluator!r} names a kernel evaluator; the "
                                  "generic engine takes an object with evaluate(state)")
             self._search = SMMCTS(game, evaluator=evaluator, **options)
-        self._game = str(game)
-        self.player_id = player_id
-        self.iterations = iterations
-        self.time_limit = time_limit
-
-    @property
-    def search(self) -> SMMCTS | KernelSMMCTS:
-        """The underlying search (its tree, root and strategies)."""
-        return self._search
-
-    def policy(self) -> SearchPolicy:
-        """The current final strategy of both players as an OpenSpiel policy.
-
-        It answers for states of the original (simultaneous) game, uniform where the
-        search never went; ``smmcts_spiel.exploitability.evaluate`` takes it directly.
-        """
-        return self._search.policy()
 
     def restart_at(self, state: pyspiel.State) -> None:
-        checks.check_state_game(state, self._game, "SMMCTSBot")
+        self.check_state(state)
         self._search.set_root(state)
-
-    def restart(self) -> None:
-        self._search.reset()
-
-    def inform_action(self, state, player_id, action) -> None:
-        """Nothing to do: the next step re-roots the tree by the state's history."""
-
-    def inform_actions(self, state, actions) -> None:
-        """Nothing to do: the next step re-roots the tree by the state's history."""
-
-    def provides_policy(self) -> bool:
-        return True
 
     def step_with_policy(self, state: pyspiel.State):
         """Search, then return (this player's final strategy as (action, p) pairs, action)."""
-        checks.check_state_game(state, self._game, "SMMCTSBot")
+        self.check_state(state)
         self._check_can_act(state)
         node = self._search.run(state, self.iterations, self.time_limit)
         actions = node.actions[self.player_id]
@@ -119,9 +85,6 @@ class SMMCTSBot(pyspiel.Bot):
             counts = node.counts[self.player_id]
             action = actions[max(range(len(actions)), key=counts.__getitem__)]
         return list(zip(actions, probs)), action
-
-    def step(self, state: pyspiel.State) -> int:
-        return self.step_with_policy(state)[1]
 
     def _check_can_act(self, state: pyspiel.State) -> None:
         if state.is_terminal():
