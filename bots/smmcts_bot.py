@@ -35,7 +35,9 @@ class SMMCTSBot(SearchBot):
       seed: seeds the search and the bot's own sampling; same seed, same game, same play.
       evaluator: leaf evaluator: an object with OpenSpiel's ``evaluate(state)`` interface
         (generic engine), or the name of a game kernel's compiled evaluator,
-        "random_rollout" or "heuristic" (kernel engine). Default: one seeded random rollout.
+        "random_rollout" or "heuristic" (kernel engine). Default: the kernel's
+        measured choice (``heuristic`` on oshi_zumo, compiled random rollouts elsewhere), or
+        one seeded random rollout on the generic engine.
       engine: "kernel" runs whole iterations compiled on the game's numba kernel
         (:mod:`smmcts_spiel.games.kernels`; goofspiel, smmcts_goofspiel, oshi_zumo),
         "generic" searches pyspiel states, "auto" (default) takes the kernel when the game
@@ -49,9 +51,10 @@ class SMMCTSBot(SearchBot):
         super().__init__(game, player_id, iterations, time_limit, seed)
         if engine not in ENGINES:
             raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
+        kernel = kernels.kernel_for(game)
         if engine == "auto":
             wants_kernel = evaluator is None or isinstance(evaluator, str)
-            engine = "kernel" if wants_kernel and kernels.kernel_for(game) else "generic"
+            engine = "kernel" if wants_kernel and kernel else "generic"
         options = dict(selector=selector, gamma=gamma, c=c, final_strategy=final_strategy,
                        seed=self._rng.getrandbits(63))
         if engine == "kernel":
@@ -59,8 +62,8 @@ class SMMCTSBot(SearchBot):
                 raise ValueError("engine='kernel' takes a kernel evaluator name "
                                  f"({', '.join(kernels.EVALUATORS)}); a Python evaluator "
                                  "needs engine='generic'")
-            self._search = KernelSMMCTS(game, evaluator=evaluator or "random_rollout",
-                                        **options)
+            default = kernel.default_evaluator if kernel else "random_rollout"
+            self._search = KernelSMMCTS(game, evaluator=evaluator or default, **options)
         else:
             if isinstance(evaluator, str):
                 raise ValueError(f"evaluator {evaluator!r} names a kernel evaluator; the "

@@ -130,3 +130,28 @@ def test_random_rollout_matches_pyspiel_random_play():
     se = np.std(theirs) / np.sqrt(len(theirs))
     assert abs(np.mean(ours) - np.mean(theirs)) < 4 * np.sqrt(2) * se
     assert np.var(ours) == pytest.approx(np.var(theirs), rel=0.1)
+
+
+@pytest.mark.parametrize("game_string", ["oshi_zumo(coins=10,size=3,horizon=20)",
+                                         "oshi_zumo(coins=7,size=1,horizon=50,min_bid=2)"])
+def test_oshi_zumo_heuristic_is_the_fitted_python_evaluator(game_string):
+    """The compiled heuristic computes OshiZumoEvaluator's value on every visited state."""
+    from smmcts_spiel.search.evaluators import OshiZumoEvaluator
+
+    game = pyspiel.load_game(game_string)
+    kernel = kernels.kernel_for(game)
+    code, params, data = kernel.code, kernel.params, kernel.data
+    python_evaluator = OshiZumoEvaluator(game)
+    rng = np.random.default_rng(0)
+    checked = 0
+    for _ in range(100):
+        state, ours = game.new_initial_state(), kernel.initial_state()
+        while not state.is_terminal():
+            value = kernels.evaluate(code, kernels.EVALUATORS["heuristic"], ours.copy(),
+                                     params, data, rng)
+            assert value == pytest.approx(python_evaluator.evaluate(state)[0], abs=1e-12)
+            checked += 1
+            joint = [int(rng.choice(state.legal_actions(p))) for p in (0, 1)]
+            state.apply_actions(joint)
+            kernels.apply_actions(code, ours, params, data, *joint)
+    assert checked > 100

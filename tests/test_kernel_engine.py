@@ -263,3 +263,15 @@ def test_final_move_rules_read_the_root_statistics(engine):
     assert root.strategy(0, "most_visited")[int(np.argmax(counts))] == 1.0
     policy = search.policy().action_probabilities(game.new_initial_state(), 0)
     assert list(policy.values()) == pytest.approx(kept / kept.sum())
+
+
+@pytest.mark.parametrize("game_string, evaluator", [
+    ("oshi_zumo(coins=10,size=3,horizon=20)", "heuristic"),
+    ("goofspiel(num_cards=5,imp_info=False)", "random_rollout"),
+    ("smmcts_random_stacked_matrix(depth=2,branching=2)", "random_rollout"),
+])
+def test_the_bot_takes_each_kernel_s_measured_default_evaluator(game_string, evaluator):
+    game = pyspiel.load_game(game_string)
+    assert SMMCTSBot(game, 0, iterations=10, seed=0).search.evaluator == evaluator
+    chosen = SMMCTSBot(game, 0, iterations=10, seed=0, evaluator="random_rollout")
+    assert chosen.search.evaluator == "random_rollout"

@@ -42,6 +42,11 @@ class GameKernel:
     def initial_state(self) -> np.ndarray:
         return _MODULES[self.code].initial_state(self.params)
 
+    @property
+    def default_evaluator(self) -> str:
+        """The leaf evaluator chosen by measurement for this game (a key of EVALUATORS)."""
+        return _MODULES[self.code].DEFAULT_EVALUATOR
+
 
 def kernel_for(game) -> GameKernel | None:
     """The kernel of ``game`` (a pyspiel game), or None if no kernel covers it."""

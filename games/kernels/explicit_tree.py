@@ -21,6 +21,8 @@ from smmcts_spiel.games.kernels.base import CHANCE, DECISION, TERMINAL
 from smmcts_spiel.trees.flat import LEAF, MATRIX
 
 SHORT_NAMES = ("smmcts_random_stacked_matrix", "smmcts_matrix_tree")
+#: The leaf evaluator SMMCTSBot uses by default (no heuristic: leaves are arbitrary).
+DEFAULT_EVALUATOR = "random_rollout"
 STATE_SIZE = 1
 _KIND, _ROWS, _COLS, _START, _CHILDREN = range(5)  # int blocks after the header
 

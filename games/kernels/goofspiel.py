@@ -16,6 +16,8 @@ import numpy as np
 from smmcts_spiel.games.kernels.base import CHANCE, DECISION, TERMINAL
 
 SHORT_NAMES = ("goofspiel", "smmcts_goofspiel")
+#: The leaf evaluator SMMCTSBot uses by default (the heuristic is not measured better yet).
+DEFAULT_EVALUATOR = "random_rollout"
 POINTS_ORDERS = ("random", "descending", "ascending")
 RETURNS_TYPES = ("win_loss", "point_difference", "total_points")
 MAX_CARDS = 62  # hands and dealt prizes are bit masks in one int64
