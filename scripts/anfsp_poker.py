@@ -27,6 +27,7 @@ import pyspiel
 from absl import app, flags
 from open_spiel.python.algorithms import exploitability
 
+from smmcts_spiel.experiments import cli
 from smmcts_spiel.nfsp import race
 from smmcts_spiel.nfsp.anfsp import ANFSP, ANFSPConfig
 from smmcts_spiel.nfsp.openspiel_nfsp import NFSPConfig, OpenSpielNFSP
@@ -110,4 +111,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    app.run(main)
+    cli.run(main)

@@ -25,6 +25,7 @@ from absl import app, flags
 from open_spiel.python.algorithms import mcts
 
 from smmcts_spiel.bots import SMMCTSBot
+from smmcts_spiel.experiments import cli
 from smmcts_spiel.games import kernels
 
 _KERNEL_GAMES = flags.DEFINE_string(
@@ -175,4 +176,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    app.run(main)
+    cli.run(main)

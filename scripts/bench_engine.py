@@ -15,12 +15,13 @@ import time
 
 import numpy as np
 import pyspiel
-from absl import app, flags
+from absl import flags
 from open_spiel.python.algorithms import mcts
 
 import smmcts_spiel  # noqa: F401  (registers the games)
 from smmcts_spiel import trees
 from smmcts_spiel.exact import solver
+from smmcts_spiel.experiments import cli
 from smmcts_spiel.search import matrix_tree_engine as engine
 from smmcts_spiel.search.smmcts import SMMCTS
 
@@ -45,8 +46,6 @@ def rate(search, iterations: int, repeats: int) -> float:
 
 
 def main(argv):
-    if len(argv) > 1:
-        raise app.UsageError(f"unexpected arguments: {argv[1:]}")
     game = pyspiel.load_game("smmcts_random_stacked_matrix",
                              {"depth": _DEPTH.value, "branching": _BRANCHING.value,
                               "seed": _SEED.value})
@@ -84,4 +83,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    app.run(main)
+    cli.run(main)

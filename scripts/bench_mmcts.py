@@ -16,9 +16,10 @@ import time
 
 import numpy as np
 import pyspiel
-from absl import app, flags
+from absl import flags
 from open_spiel.python.algorithms import ismcts, mcts
 
+from smmcts_spiel.experiments import cli
 from smmcts_spiel.search import mmcts
 from smmcts_spiel.search.mmcts_phantom_ttt import PhantomTTTMultipleTreeSearch
 
@@ -68,4 +69,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    app.run(main)
+    cli.run(main)

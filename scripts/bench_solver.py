@@ -26,7 +26,7 @@ import multiprocessing
 import time
 
 import pyspiel
-from absl import app, flags
+from absl import flags
 from open_spiel.python.algorithms import exploitability as openspiel_exploitability
 from open_spiel.python.algorithms import sequence_form_lp
 
@@ -36,6 +36,7 @@ from smmcts_spiel.exact.random_strategies import (
     RandomInformationStateStrategy,
     random_tabular_policy,
 )
+from smmcts_spiel.experiments import cli
 
 _GOOFSPIEL = flags.DEFINE_string(
     "goofspiel", "goofspiel(num_cards=4,points_order=descending,imp_info=False)",
@@ -86,8 +87,6 @@ def solve_goofspiel_within(cards: int, seconds: float):
 
 
 def main(argv):
-    if len(argv) > 1:
-        raise app.UsageError(f"unexpected arguments: {argv[1:]}")
     rows = []
     value_ratios, exploitability_ratios = [], []
 
@@ -170,4 +169,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    app.run(main)
+    cli.run(main)

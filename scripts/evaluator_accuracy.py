@@ -15,6 +15,7 @@ from absl import app, flags
 
 import smmcts_spiel  # noqa: F401  (registers the smmcts_* games)
 from smmcts_spiel.exact import solver
+from smmcts_spiel.experiments import cli
 from smmcts_spiel.search import evaluators
 
 _GAMES = flags.DEFINE_list("games", [
@@ -48,8 +49,6 @@ def distinct_states(game: pyspiel.Game) -> list[pyspiel.State]:
 
 
 def main(argv):
-    if len(argv) > 1:
-        raise app.UsageError(f"unexpected arguments: {argv[1:]}", exitcode=2)
     print(f"{'game':<90} {'evaluator':<10} {'states':>6} {'MAE':>6} {'corr':>6}")
     for name in _GAMES.value:
         try:
@@ -70,4 +69,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    app.run(main)
+    cli.run(main)

@@ -133,8 +133,6 @@ def plot(rows: list[dict], path: str) -> None:
 
 
 def main(argv):
-    if len(argv) > 1:
-        raise app.UsageError(f"unexpected arguments: {argv[1:]}")
     start = time.time()
     out = _OUT.value or ("docs/figures/fig2" if _PUBLISH.value else "results/fig2/fig2")
     checkpoints = engine.log_checkpoints(_ITERATIONS.value, _PER_DECADE.value).tolist()
@@ -202,4 +200,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    app.run(main)
+    cli.run(main)

@@ -310,8 +310,6 @@ def plot(rows, floors, games, path) -> None:
 
 
 def main(argv):
-    if len(argv) > 1:
-        raise app.UsageError(f"unexpected arguments: {argv[1:]}")
     if len(_METHODS.value) != 2 or any(
             selectors.parse_selector(m)[0] not in ("rm", "rmb") for m in _METHODS.value):
         raise app.UsageError(f"--methods needs two regret-matching selectors (rm, rmm, rmb, "
@@ -452,4 +450,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    app.run(main)
+    cli.run(main)

@@ -109,8 +109,6 @@ def plot(rows, floors, codes, path) -> None:
 
 
 def main(argv):
-    if len(argv) > 1:
-        raise app.UsageError(f"unexpected arguments: {argv[1:]}")
     codes = parse_codes(_CODES.value)
     for method in _METHODS.value:
         try:
@@ -177,4 +175,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    app.run(main)
+    cli.run(main)

@@ -27,7 +27,7 @@ import pyspiel
 from absl import app, flags
 
 from smmcts_spiel import experiments
-from smmcts_spiel.experiments import imperfect_match
+from smmcts_spiel.experiments import cli, imperfect_match
 
 _GAME = flags.DEFINE_string("game", "phantom_ttt", "Two-player zero-sum imperfect-information "
                             "game with information state strings.")
@@ -77,8 +77,6 @@ def plot(rows, bots, title, path) -> None:
 
 
 def main(argv):
-    if len(argv) > 1:
-        raise app.UsageError(f"unexpected arguments: {argv[1:]}")
     try:
         game = pyspiel.load_game(_GAME.value)
         for p in (0, 1):
@@ -126,4 +124,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    app.run(main)
+    cli.run(main)

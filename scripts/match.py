@@ -15,6 +15,7 @@ from absl import app, flags
 
 import smmcts_spiel  # noqa: F401  (registers the smmcts_* games)
 from smmcts_spiel import match
+from smmcts_spiel.experiments import cli
 
 _GAME = flags.DEFINE_string("game", "goofspiel(num_cards=5,imp_info=False)",
                             "Any pyspiel.load_game string (two-player zero-sum or constant-sum).")
@@ -29,8 +30,6 @@ _SEED = flags.DEFINE_integer("seed", 0, "Seed of the bots and the chance events.
 
 
 def main(argv):
-    if len(argv) > 1:
-        raise app.UsageError(f"unexpected arguments: {argv[1:]}", exitcode=2)
     try:
         game = pyspiel.load_game(_GAME.value)
     except (pyspiel.SpielError, ValueError) as e:  # Python-defined games raise ValueError
@@ -51,4 +50,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    app.run(main)
+    cli.run(main)

@@ -30,6 +30,7 @@ import pyspiel
 from absl import app, flags
 from open_spiel.python import policy as policy_lib
 
+from smmcts_spiel.experiments import cli
 from smmcts_spiel.nfsp import exploitability, race
 from smmcts_spiel.nfsp.anfsp import ANFSP, ANFSPConfig
 from smmcts_spiel.nfsp.mc_nfsp import MCNFSP, Config
@@ -103,4 +104,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    app.run(main)
+    cli.run(main)

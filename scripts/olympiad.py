@@ -37,6 +37,7 @@ from absl import app, flags
 from scipy import stats
 
 from smmcts_spiel import experiments, match
+from smmcts_spiel.experiments import cli
 from smmcts_spiel.search import mmcts
 from smmcts_spiel.search.mmcts_phantom_ttt import PhantomTTTMultipleTreeSearch
 
@@ -203,8 +204,6 @@ def write_markdown(path: str, names: list[str], rows: dict, intervals: bool = Tr
 
 
 def main(argv):
-    if len(argv) > 1:
-        raise app.UsageError(f"unexpected arguments: {argv[1:]}", exitcode=2)
     try:
         run()
     except (pyspiel.SpielError, ValueError) as e:
@@ -261,4 +260,4 @@ def run() -> None:
 
 
 if __name__ == "__main__":
-    app.run(main)
+    cli.run(main)

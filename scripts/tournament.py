@@ -32,6 +32,7 @@ from absl import app, flags
 import smmcts_spiel  # noqa: F401  (registers the smmcts_* games)
 from smmcts_spiel import experiments, match, tournament
 from smmcts_spiel.bot_specs import parse_bot_spec
+from smmcts_spiel.experiments import cli
 
 _GAMES = flags.DEFINE_string(
     "games", "goofspiel(num_cards=6,imp_info=False,points_order=random,returns_type=win_loss)",
@@ -60,8 +61,6 @@ def split(text: str) -> list[str]:
 
 
 def main(argv):
-    if len(argv) > 1:
-        raise app.UsageError(f"unexpected arguments: {argv[1:]}", exitcode=2)
     try:
         run()
     except ValueError as e:
@@ -205,4 +204,4 @@ def plot_ratings(path, bots, ratings) -> None:
 
 
 if __name__ == "__main__":
-    app.run(main)
+    cli.run(main)

@@ -8,10 +8,11 @@ same meaning; this module defines them once.
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass
 from typing import Any
 
-from absl import flags
+from absl import app, flags
 
 from smmcts_spiel.experiments.runner import BACKENDS
 
@@ -51,3 +52,32 @@ def define_runner_flags(experiment: str) -> RunnerFlags:
             "Finished jobs, one file each (an interrupted run resumes from them); delete the "
             "folder to start afresh."),
     )
+
+
+def run(main) -> None:
+    """``absl.app.run(main)`` with the project's convention: a usage error exits with status 2.
+
+    absl exits with 1 on a bad flag and on ``app.UsageError`` unless told otherwise; our
+    scripts give 2 for every usage error (bad flag value, unexpected argument, refused
+    input), like argparse, so callers can tell them from failures of the work itself.
+    Scripts take flags only: a positional argument is a usage error.
+    """
+
+    def parse_flags(argv):
+        try:
+            return flags.FLAGS(argv)
+        except flags.Error as error:
+            sys.stderr.write(f"FATAL Flags parsing error: {error}\n"
+                             "Pass --helpshort or --helpfull to see help on flags.\n")
+            sys.exit(2)
+
+    def main_with_usage_status(argv):
+        try:
+            if len(argv) > 1:
+                raise app.UsageError(f"unexpected arguments: {argv[1:]}")
+            return main(argv)
+        except app.UsageError as error:
+            error.exitcode = 2
+            raise
+
+    app.run(main_with_usage_status, flags_parser=parse_flags)
