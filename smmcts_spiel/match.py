@@ -97,6 +97,11 @@ class MatchResult:
             return math.inf
         return 1.96 * float(np.std(self.returns, ddof=1)) / math.sqrt(self.games)
 
+    @property
+    def score(self) -> float:
+        """A's mean score: 1 per win, 1/2 per draw."""
+        return float(np.mean((np.sign(self.returns) + 1) / 2))
+
 
 def play_match(game: pyspiel.Game, bot_a: str, bot_b: str, num_games: int, seed: int = 0,
                progress: bool = True) -> MatchResult:

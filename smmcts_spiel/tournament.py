@@ -25,6 +25,7 @@ import numpy as np
 from scipy import optimize
 
 from smmcts_spiel import checks
+from smmcts_spiel.match import MatchResult
 
 #: Pair indices of different games are this far apart, so no two games share seeds.
 GAME_STRIDE = 10**6
@@ -80,33 +81,11 @@ def tournament_jobs(games: Sequence[str], bots: Sequence[str], num_games: int, c
 
 
 @dataclass
-class PairResult:
-    """Bot A against bot B on one game, over both seats; returns from A's point of view."""
+class PairResult(MatchResult):
+    """Bot A against bot B on one game, over both seats; returns from A's point of view
+    (A's return minus half the utility sum, per game)."""
 
-    game: str
-    bot_a: str
-    bot_b: str
-    returns: np.ndarray  # A's return minus half the utility sum, per game
-
-    @property
-    def games(self) -> int:
-        return len(self.returns)
-
-    @property
-    def mean(self) -> float:
-        return float(np.mean(self.returns))
-
-    @property
-    def ci95(self) -> float:
-        """Half-width of the normal 95% interval of the mean return."""
-        if self.games < 2:
-            return math.inf
-        return 1.96 * float(np.std(self.returns, ddof=1)) / math.sqrt(self.games)
-
-    @property
-    def score(self) -> float:
-        """A's mean score: 1 per win, 1/2 per draw."""
-        return float(np.mean((np.sign(self.returns) + 1) / 2))
+    game: str = ""
 
 
 def pair_results(game: str, bots: Sequence[str], per_pair: dict[tuple[int, int], np.ndarray],
@@ -120,7 +99,8 @@ def pair_results(game: str, bots: Sequence[str], per_pair: dict[tuple[int, int],
             continue
         a_first = per_pair.get((i, j), none)[:, 0] - half_sum
         a_second = per_pair.get((j, i), none)[:, 1] - half_sum
-        results.append(PairResult(game, bots[i], bots[j], np.concatenate([a_first, a_second])))
+        results.append(PairResult(bots[i], bots[j], np.concatenate([a_first, a_second]),
+                                   game=game))
     return results
 
 
