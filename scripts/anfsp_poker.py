@@ -59,23 +59,16 @@ class _Exploitability:
         return self.e1 + self.e2
 
 
-def _usage(message: str) -> app.UsageError:
-    """A usage error: absl prints the message and the flags, and exits with status 2."""
-    return app.UsageError(message, exitcode=2)
-
-
 def main(argv):
-    if len(argv) > 1:
-        raise _usage(f"unexpected arguments: {argv[1:]}")
     unknown = set(_ALGORITHMS.value) - set(ALGORITHMS)
     if unknown or not _ALGORITHMS.value:
-        raise _usage(f"--algorithms: use {', '.join(ALGORITHMS)}; got {_ALGORITHMS.value}")
+        raise app.UsageError(f"--algorithms: use {', '.join(ALGORITHMS)}; got {_ALGORITHMS.value}")
     try:
         game = pyspiel.load_game(_GAME.value)
         ANFSPConfig(game=_GAME.value, num_actors=_NUM_ACTORS.value)
         ANFSP(ANFSPConfig(game=_GAME.value, num_actors=0)).close()
     except Exception as e:  # noqa: BLE001  (a bad game string or an unsupported game)
-        raise _usage(f"--game={_GAME.value!r}: {e}") from None
+        raise app.UsageError(f"--game={_GAME.value!r}: {e}") from None
     out = _OUT.value or f"docs/figures/anfsp_{game.get_type().short_name}"
     os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
     learners = {}

@@ -53,22 +53,15 @@ _CHECKPOINT = flags.DEFINE_string("checkpoint", None, "MC-NFSP's checkpoint "
                                   "nfsp(file=...) plays its average policy.")
 
 
-def _usage(message: str) -> app.UsageError:
-    """A usage error: absl prints the message and the flags, and exits with status 2."""
-    return app.UsageError(message, exitcode=2)
-
-
 def main(argv):
-    if len(argv) > 1:
-        raise _usage(f"unexpected arguments: {argv[1:]}")
     unknown = set(_ALGORITHMS.value) - set(ALGORITHMS)
     if unknown or not _ALGORITHMS.value:
-        raise _usage(f"--algorithms: use {', '.join(ALGORITHMS)}; got {_ALGORITHMS.value}")
+        raise app.UsageError(f"--algorithms: use {', '.join(ALGORITHMS)}; got {_ALGORITHMS.value}")
     try:
         exploitability.positions(_GAME.value)
         Config(game=_GAME.value, num_simulations=_SIMULATIONS.value)
     except Exception as e:  # noqa: BLE001  (a bad game string or a game without exact values)
-        raise _usage(f"--game={_GAME.value!r}: {e}") from None
+        raise app.UsageError(f"--game={_GAME.value!r}: {e}") from None
     os.makedirs(os.path.dirname(_OUT.value) or ".", exist_ok=True)
     checkpoint = _CHECKPOINT.value or os.path.join(
         "results", "nfsp", f"{os.path.basename(_OUT.value)}_mc_nfsp.pkl")
