@@ -40,6 +40,18 @@ def check_output(paths: Sequence[str | os.PathLike], *, publish: bool) -> None:
                 f"{RESULTS_DIR}/)")
 
 
+def read_json_object(path: str | os.PathLike) -> dict:
+    """The JSON object stored in ``path``; ValueError saying why when it cannot be read."""
+    try:
+        with open(path) as f:
+            value = json.load(f)
+    except (OSError, ValueError) as e:
+        raise ValueError(str(e)) from None
+    if not isinstance(value, dict):
+        raise ValueError("not a JSON object")
+    return value
+
+
 def check_not_smaller(params_path: str | os.PathLike, params: Mapping, scale: Sequence[str],
                       *, force: bool) -> None:
     """Refuse to replace the finished result recorded in ``params_path`` by a smaller run.
@@ -51,11 +63,8 @@ def check_not_smaller(params_path: str | os.PathLike, params: Mapping, scale: Se
     if force or not os.path.exists(params_path):
         return
     try:
-        with open(params_path) as f:
-            old = json.load(f)
-        if not isinstance(old, dict):
-            raise ValueError("not a JSON object")
-    except (OSError, ValueError) as e:
+        old = read_json_object(params_path)
+    except ValueError as e:
         raise ValueError(f"{os.fspath(params_path)} (the record of the result this run "
                          f"would replace) is unreadable: {e}; pass --force to replace it") \
             from None

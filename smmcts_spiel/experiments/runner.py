@@ -33,6 +33,8 @@ from typing import Any
 import numpy as np
 from tqdm.auto import tqdm
 
+from smmcts_spiel.experiments import outputs
+
 BACKENDS = ("process", "ray", "serial")
 PARAMS_FILE = "params.json"
 _JOB_RECORD = "__job__"  # names of the arrays that hold a result file's record
@@ -268,11 +270,8 @@ def check_params(results_dir: str | os.PathLike, params: Mapping[str, Any]) -> N
     wanted = json.loads(json.dumps(dict(params)))
     if os.path.exists(path):
         try:
-            with open(path) as f:
-                saved = json.load(f)
-            if not isinstance(saved, dict):
-                raise ValueError("not a JSON object")
-        except (OSError, ValueError) as e:
+            saved = outputs.read_json_object(path)
+        except ValueError as e:
             raise ValueError(f"{path} is unreadable ({e}); it records the parameters of the "
                              f"results in {results_dir}: restore it, or delete the directory "
                              "to start afresh") from None
