@@ -135,12 +135,17 @@ def screen(codes: np.ndarray, runs: int, seed: int, stage: str) -> tuple[np.ndar
 
 
 def floors_of(codes: np.ndarray, stage: str) -> np.ndarray:
-    """Exploration floors (mixed equilibrium, best explorative) x games, as jobs."""
+    """Exploration floors x games, as jobs: rows mixed equilibrium, best explorative, and
+    the least and largest floor of any subgame-perfect equilibrium."""
     jobs = {f"batch{b:05d}": dict(codes=codes[start:start + 10 * _BATCH.value].tolist(),
                                   gamma=_GAMMA.value)
             for b, start in enumerate(range(0, len(codes), 10 * _BATCH.value))}
-    results = run(experiments.floors_job, jobs, stage)
-    return np.concatenate([results[k]["floors"] for k in jobs], axis=1)
+    columns = []
+    for job, key in ((experiments.floors_job, "floors"),
+                     (experiments.floor_ranges_job, "floor_ranges")):
+        results = run(job, jobs, stage.replace("floors", key))
+        columns.append(np.concatenate([results[k][key] for k in jobs], axis=1))
+    return np.concatenate(columns)
 
 
 def best(codes: np.ndarray, mean_e1: np.ndarray, count: int) -> np.ndarray:
@@ -168,7 +173,8 @@ def write_ranking(all_codes: np.ndarray, codes: np.ndarray, mean: np.ndarray, se
     with the paper's floors rank.
 
     ``codes`` (sorted) are the games that got the paper's runs (all, or those the
-    pre-screen kept), ``mean`` / ``se`` / ``floors`` their results; ``all_floors`` (or
+    pre-screen kept), ``mean`` / ``se`` / ``floors`` their results (floors: rows as
+    :func:`floors_of`); ``all_floors`` (or
     None: not computed) and ``prescreen`` (mean e1 of the pre-screen runs, or None) cover
     ``all_codes``. ``added`` are ranked games the pre-screen had dropped: their rank among
     the ranked games is a lower bound of their rank among all.
@@ -188,14 +194,15 @@ def write_ranking(all_codes: np.ndarray, codes: np.ndarray, mean: np.ndarray, se
         for m in range(len(methods)):
             pre_rank[m, np.lexsort((all_codes, -prescreen[m]))] = np.arange(1, len(all_codes) + 1)
     fields = ["method", "rank", "code", "mean_e1", "standard_error", "floor_mixed_equilibrium",
-              "floor_best_explorative"] + [f"mean_e1_{o}" for o in methods]
+              "floor_best_explorative", "floor_equilibria_least", "floor_equilibria_largest"
+              ] + [f"mean_e1_{o}" for o in methods]
     if pre_rank is not None:
         fields.append("prescreen_rank")
     rows = []
     for m, method in enumerate(methods):
         for k in orders[m][:_RANKING_TOP.value]:
-            values = [method, rank[m, k], int(codes[k]), mean[m, k], se[m, k], floors[0, k],
-                      floors[1, k]] + [mean[o, k] for o in range(len(methods))]
+            values = [method, rank[m, k], int(codes[k]), mean[m, k], se[m, k], *floors[:, k]
+                      ] + [mean[o, k] for o in range(len(methods))]
             if pre_rank is not None:
                 values.append(pre_rank[m, np.searchsorted(all_codes, codes[k])])
             rows.append(dict(zip(fields, values)))
@@ -209,11 +216,13 @@ def write_ranking(all_codes: np.ndarray, codes: np.ndarray, mean: np.ndarray, se
 
     def row(m: int, k: int) -> str:
         bound = "≥ " if codes[k] in added else ""
+        least, largest = floors[2:, k]
+        spread = (f"{least:.4f}" if largest - least < 5e-5 else f"{least:.4f} - {largest:.4f}")
         return (f"| {bound}{rank[m, k]} | {int(codes[k])} | {mean[m, k]:.4f} ± {se[m, k]:.4f} | "
-                f"{floors[0, k]:.4f} | {floors[1, k]:.4f} | {game(codes[k])} |")
+                f"{floors[0, k]:.4f} | {floors[1, k]:.4f} | {spread} | {game(codes[k])} |")
 
-    header = ("| rank | code | mean e1 ± s.e. | floor (mixed eq.) | floor (best) | game |\n"
-              "|---:|---:|---|---:|---:|---|")
+    header = ("| rank | code | mean e1 ± s.e. | floor (mixed eq.) | floor (best) | "
+              "floors (all eq.) | game |\n|---:|---:|---|---:|---:|---:|---|")
     command = (f"scripts/fig3.py --protocol=paper --methods={','.join(methods)}"
                + (f" --prescreen_runs={_PRESCREEN_RUNS.value} --prescreen_keep="
                   f"{_PRESCREEN_KEEP.value}" if prescreen is not None else ""))
@@ -251,22 +260,38 @@ def write_ranking(all_codes: np.ndarray, codes: np.ndarray, mean: np.ndarray, se
                  if all_floors is None else "") + ".", ""]
     if all_floors is None:
         all_codes, all_floors = codes, floors
-    for target in PAPER_FLOORS:
-        near = np.flatnonzero(np.abs(all_floors[0] - target) <= FLOOR_TOLERANCE)
-        ranked = np.flatnonzero(np.isin(codes, all_codes[near]))
-        lines += [f"### Floor {target}: {len(near)} classes, {len(ranked)} of them ranked", ""]
+
+    def where_they_rank(target: float, matching: np.ndarray, shown: int) -> list[str]:
+        """The ``shown`` best-ranked of the games ``matching`` under each method."""
+        ranked = np.flatnonzero(np.isin(codes, matching))
+        text = [f"### Floor {target}: {len(matching)} classes, {len(ranked)} of them ranked", ""]
         for m, method in enumerate(methods if len(ranked) else []):
             top = orders[m][0]
-            lines += [f"{method.upper()}, winner code {int(codes[top])} with "
-                      f"{mean[m, top]:.4f} ± {se[m, top]:.4f}:", "", header]
-            lines += [row(m, k) for k in ranked[np.argsort(rank[m, ranked], kind="stable")][:10]]
-            lines.append("")
-        if len(ranked) < len(near) and prescreen is not None:
-            dropped = np.setdiff1d(all_codes[near], codes)
+            text += [f"{method.upper()}, winner code {int(codes[top])} with "
+                     f"{mean[m, top]:.4f} ± {se[m, top]:.4f}:", "", header]
+            text += [row(m, k) for k in ranked[np.argsort(rank[m, ranked], kind="stable")][:shown]]
+            text.append("")
+        return text
+
+    for target in PAPER_FLOORS:
+        near = all_codes[np.abs(all_floors[0] - target) <= FLOOR_TOLERANCE]
+        lines += where_they_rank(target, near, 10)
+        dropped = np.setdiff1d(near, codes)
+        if len(dropped) and prescreen is not None:
             idx = np.searchsorted(all_codes, dropped)
             lines += [f"Ruled out by the pre-screen ({len(dropped)}; best pre-screen ranks): "
                       + "; ".join(f"{method.upper()} {int(pre_rank[m, idx].min())}"
                                   for m, method in enumerate(methods)), ""]
+    lines += ["## The games with the paper's floors under another equilibrium", "",
+              "The mixed-equilibrium floor mixes our solver's subgame-perfect equilibrium with "
+              "exploration; a game with several equilibria has a floor for each, and they fill "
+              "the range of the column \"floors (all eq.)\" (`equilibrium_floor_range`). The "
+              "best-ranked games whose range reaches the paper's floor (within "
+              f"{FLOOR_TOLERANCE:g}):", ""]
+    for target in PAPER_FLOORS:
+        possible = ((all_floors[2] <= target + FLOOR_TOLERANCE)
+                    & (all_floors[3] >= target - FLOOR_TOLERANCE))
+        lines += where_they_rank(target, all_codes[possible], 5)
     with open(out + "_ranking.md", "w") as f:
         f.write("\n".join(lines))
 

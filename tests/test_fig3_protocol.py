@@ -1,6 +1,7 @@
 """Issue 15: bandit regret matching and decreasing exploration in the numba engine, Fig. 3
 by the paper's protocol (with and without a pre-screen) and Fig. 3 to 10^7 iterations."""
 
+import itertools
 import os
 import subprocess
 import sys
@@ -66,6 +67,81 @@ def test_generic_engine_runs_bandit_rm():
 
 
 # ----------------------------------------------------------------------------------------
+# The floors of all subgame-perfect equilibria
+
+
+def stage_guarantee(solution, path, stage, p):
+    """What P(row 0) = p guarantees player 1 in the stage game of the children's values."""
+    values = np.array([[solution.nodes[path + ((i, j),)].value for j in range(len(row))]
+                       for i, row in enumerate(stage.children)])
+    return (p * values[0] + (1 - p) * values[1]).min()
+
+
+def test_equilibrium_intervals_are_exactly_the_maximin_strategies_of_each_stage():
+    codes = trees.grid_game_codes()[::1000]
+    for code in codes:
+        root = trees.grid_game(int(code))
+        solution = solver.solve_tree(root)
+        nodes = dict(trees.iter_paths(root))
+        for path, (a, b) in experiments.equilibrium_intervals(root).items():
+            stage = nodes[path]
+            value = solution.nodes[path].value
+            assert 0 <= a <= b <= 1
+            for p in (a, b, (a + b) / 2):
+                assert stage_guarantee(solution, path, stage, p) >= value - 1e-12
+            for p in (a - 1e-6, b + 1e-6):
+                if 0 <= p <= 1:
+                    assert stage_guarantee(solution, path, stage, p) < value - 1e-9
+            assert a - 1e-12 <= solution.nodes[path].row_strategy[0] <= b + 1e-12
+
+
+def equilibrium_floors(root, points, gamma=0.05):
+    """e1 (engine.exploitability) of every equilibrium on a grid of each stage's interval."""
+    flat = trees.flatten(root)
+    intervals = experiments.equilibrium_intervals(root)
+    offsets = {path: flat.p1_offset[h] for h, (path, _) in enumerate(trees.iter_paths(root))
+               if path in intervals}
+    grids = [np.linspace(a, b, points) if b > a else [a] for a, b in intervals.values()]
+    value = solver.tree_value(root)
+    floors = []
+    for choice in itertools.product(*grids):
+        strategy = np.zeros(flat.num_p1_slots)
+        for path, p in zip(intervals, choice):
+            mixed = (1 - gamma) * np.array([p, 1 - p]) + gamma / 2
+            strategy[offsets[path]:offsets[path] + 2] = mixed
+        floors.append(engine.exploitability(flat, strategy, value))
+    return np.array(floors)
+
+
+@pytest.mark.parametrize("code", [96568, 187097, 115141])
+def test_equilibrium_floor_range_spans_the_floors_of_all_equilibria(code):
+    # Games with several equilibria; the least floor of 96568 and 187097 lies inside the box.
+    root = trees.grid_game(code)
+    low, high = experiments.equilibrium_floor_range(root, 0.05)
+    floors = experiments.exploration_floors(root, 0.05)
+    assert floors["best_explorative"] - 1e-12 <= low < floors["mixed_equilibrium"] + 1e-12
+    assert floors["mixed_equilibrium"] <= high + 1e-12
+    assert equilibrium_floors(root, 2).max() == pytest.approx(high, abs=1e-12)  # a corner
+    grid = equilibrium_floors(root, 101)
+    assert grid.max() == pytest.approx(high, abs=1e-12)
+    assert low - 1e-12 <= grid.min() <= low + 1e-3
+
+
+def test_equilibrium_floor_range_of_a_unique_equilibrium_is_its_floor():
+    for code in (102704, 102516):  # the worst games of our searches
+        root = trees.grid_game(code)
+        low, high = experiments.equilibrium_floor_range(root, 0.05)
+        assert low == pytest.approx(high, abs=1e-12)
+        assert low == pytest.approx(experiments.exploration_floors(root, 0.05)[
+            "mixed_equilibrium"], abs=1e-12)
+
+
+def test_equilibrium_intervals_refuse_three_rows():
+    with pytest.raises(ValueError, match="at most 2 rows"):
+        experiments.equilibrium_intervals(trees.matrix_game([[1.0], [0.0], [0.5]]))
+
+
+# ----------------------------------------------------------------------------------------
 # The scripts, at small scale
 
 
@@ -107,7 +183,19 @@ def test_fig3_paper_protocol_ranks_every_game_with_its_exact_floor(tmp_path):
                 floors["mixed_equilibrium"])
             assert float(r["floor_best_explorative"]) == pytest.approx(
                 floors["best_explorative"])
-    assert "## The games with the paper's floors" in open(f"{out}_ranking.md").read()
+            least, largest = experiments.equilibrium_floor_range(
+                trees.grid_game(int(r["code"])), 0.05)
+            assert float(r["floor_equilibria_least"]) == pytest.approx(least)
+            assert float(r["floor_equilibria_largest"]) == pytest.approx(largest)
+    text = open(f"{out}_ranking.md").read()
+    assert "## The games with the paper's floors" in text
+    # A game has a floor F with some equilibrium when F is in the range of their floors.
+    ranges = [experiments.equilibrium_floor_range(trees.grid_game(int(c)), 0.05)
+              for c in codes]
+    possible = text.split("under another equilibrium")[1]
+    for target in (0.0119, 0.0367):
+        count = sum(low - 5e-5 <= target <= high + 5e-5 for low, high in ranges)
+        assert f"### Floor {target}: {count} classes, {count} of them ranked" in possible
 
     # The pre-screen only chooses games: a kept game gets exactly the full protocol's runs.
     screened, out = paper_protocol(tmp_path, "pre", "--prescreen_runs=2", "--prescreen_keep=8")

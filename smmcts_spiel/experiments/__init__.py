@@ -9,7 +9,10 @@ from smmcts_spiel.experiments.outputs import check_not_smaller, check_output
 from smmcts_spiel.experiments.paper import (
     Result,
     curves_job,
+    equilibrium_floor_range,
+    equilibrium_intervals,
     exploration_floors,
+    floor_ranges_job,
     floors_job,
     game_from_spec,
     mean_curve,
@@ -30,6 +33,7 @@ from smmcts_spiel.experiments.runner import (
 
 __all__ = ["BACKENDS", "PARAMS_FILE", "MixedResultsError", "Result", "check_not_smaller",
            "check_output",
-           "check_params", "curves_job", "die_with_parent", "exit_on_sigterm",
-           "exploration_floors", "finished_jobs", "floors_job", "game_from_spec", "mean_curve",
+           "check_params", "curves_job", "die_with_parent", "equilibrium_floor_range",
+           "equilibrium_intervals", "exit_on_sigterm", "exploration_floors", "finished_jobs",
+           "floor_ranges_job", "floors_job", "game_from_spec", "mean_curve",
            "random_game", "run_jobs", "screen_job", "write_params"]

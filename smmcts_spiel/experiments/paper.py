@@ -4,7 +4,8 @@
 * :func:`screen_job`: mean e1 after a fixed number of iterations on a batch of games;
 * :func:`floors_job`: the exploration floors of a batch of grid games;
 * :func:`exploration_floors`: the exploitability an SM-MCTS selector with exploration
-  gamma cannot go below (the floors of Fig. 3);
+  gamma cannot go below (the floors of Fig. 3); :func:`equilibrium_floor_range`: the
+  floors of all the subgame-perfect equilibria, and :func:`floor_ranges_job` as a job;
 * :func:`mean_curve`: the mean over games and runs with its standard error.
 
 Every random number of a job comes from its arguments (a base seed, the game index and the
@@ -133,6 +134,108 @@ def exploration_floors(root: trees.Node, gamma: float) -> dict[str, float]:
         "mixed_equilibrium": engine.exploitability(flat, strategy, solution.value),
         "best_explorative": solution.value - guarantee(root),
     }
+
+
+def equilibrium_intervals(root: trees.Node,
+                          solution: solver.TreeSolution | None = None,
+                          ) -> dict[trees.Path, tuple[float, float]]:
+    """Player 1's subgame-perfect equilibrium strategies: ``[a, b]`` of P(row 0) per stage.
+
+    At a matrix stage with two rows (the stage game's entries are its children's values)
+    the maximin strategies are an interval; a stage with one row has ``(1, 1)``. Keyed by
+    path, matrix stages only. Larger stages raise ValueError (their equilibria are a
+    polytope, not an interval).
+    """
+    if isinstance(root, trees.MatrixTree):
+        root = root.root
+    solution = solver.solve_tree(root)
+    intervals = {}
+    for path, node in trees.iter_paths(root):
+        if not isinstance(node, trees.MatrixStage):
+            continue
+        rows = len(node.children)
+        if rows > 2:
+            raise ValueError(f"equilibrium_intervals needs at most 2 rows per stage; the "
+                             f"stage at {path} has {rows}")
+        if rows == 1:
+            intervals[path] = (1.0, 1.0)
+            continue
+        a = np.array([[solution.nodes[path + ((i, j),)].value for j in range(len(row))]
+                      for i, row in enumerate(node.children)])
+        v = solution.nodes[path].value
+        low, high = 0.0, 1.0
+        for j in range(a.shape[1]):  # p * a[0, j] + (1 - p) * a[1, j] >= v
+            d, need = a[0, j] - a[1, j], v - a[1, j]
+            if d > 0.0:
+                low = max(low, need / d)
+            elif d < 0.0:
+                high = min(high, need / d)
+        if low > high + 1e-9:
+            raise RuntimeError(f"no maximin strategy at {path}: [{low}, {high}]")
+        if low > high:  # A unique mixed equilibrium, up to rounding.
+            low = high = 0.5 * (low + high)
+        intervals[path] = (float(low) + 0.0, float(high) + 0.0)  # + 0.0: no -0.0
+    return intervals
+
+
+def equilibrium_floor_range(root: trees.Node, gamma: float) -> tuple[float, float]:
+    """The least and the largest floor over player 1's subgame-perfect equilibria.
+
+    :func:`exploration_floors`' ``"mixed_equilibrium"`` mixes the solver's equilibrium with
+    exploration; a game with several equilibria has a floor for each, and they fill this
+    interval (e1 is continuous on the box of :func:`equilibrium_intervals`). Player 2 best
+    responds stage by stage, and its response value at a stage never decreases when a
+    child's guarantee rises, so both ends come by backward induction over the intervals:
+    the largest guarantee is a concave piecewise-linear maximum over ``[a, b]`` (at an end
+    or where two columns cross), the smallest a concave minimum (at an end).
+    """
+    if isinstance(root, trees.MatrixTree):
+        root = root.root
+    if not 0.0 <= gamma <= 1.0:
+        raise ValueError(f"gamma must be in [0, 1], got {gamma!r}")
+    solution = solver.solve_tree(root)
+    intervals = equilibrium_intervals(root, solution)
+
+    def guarantee(p: float, w: np.ndarray) -> float:
+        if w.shape[0] == 1:
+            return float(w[0].min())
+        x0 = (1.0 - gamma) * p + gamma / 2
+        return float((x0 * w[0] + (1.0 - x0) * w[1]).min())
+
+    def visit(node, path) -> tuple[float, float]:  # (least, largest) guarantee
+        if isinstance(node, trees.MatrixStage):
+            ends = [[visit(c, path + ((i, j),)) for j, c in enumerate(row)]
+                    for i, row in enumerate(node.children)]
+            least, largest = (np.array([[e[k] for e in row] for row in ends]) for k in (0, 1))
+            a, b = intervals[path]
+            candidates = [a, b]
+            if largest.shape[0] == 2 and gamma < 1.0:
+                slope, base = largest[0] - largest[1], largest[1]
+                for j in range(len(slope)):
+                    for k in range(j):
+                        if slope[j] != slope[k]:  # x0 where columns j and k cross
+                            x0 = (base[k] - base[j]) / (slope[j] - slope[k])
+                            p = (x0 - gamma / 2) / (1.0 - gamma)
+                            if a < p < b:
+                                candidates.append(p)
+            return (min(guarantee(a, least), guarantee(b, least)),
+                    max(guarantee(p, largest) for p in candidates))
+        if isinstance(node, trees.ChanceStage):
+            ends = [visit(c, path + ((k,),)) for k, (_, c) in enumerate(node.outcomes)]
+            return (sum(p * e[0] for (p, _), e in zip(node.outcomes, ends)),
+                    sum(p * e[1] for (p, _), e in zip(node.outcomes, ends)))
+        return float(node), float(node)
+
+    least, largest = visit(root, ())
+    return solution.value - largest, solution.value - least
+
+
+def floor_ranges_job(codes: Sequence[int], gamma: float) -> Result:
+    """:func:`equilibrium_floor_range` of the grid games ``codes``: rows least, largest."""
+    ranges = np.zeros((2, len(codes)))
+    for g, code in enumerate(codes):
+        ranges[:, g] = equilibrium_floor_range(trees.grid_game(int(code)), gamma)
+    return {"codes": np.asarray(codes, dtype=np.int64), "floor_ranges": ranges}
 
 
 # ----------------------------------------------------------------------------------------
