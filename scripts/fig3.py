@@ -2,24 +2,29 @@
 
 1. Brute-force search over every depth-2, branching-2 game with utilities in {0, 0.5, 1},
    one game per class under row and column permutations at every stage (133,407 games),
-   ranked by the mean exploitability e1 after --iterations of RM and of RMM (gamma 0.05):
-   all games with --screen_runs runs, the --shortlist best of each method with
-   --shortlist_runs, the --finalists best with --confirm_runs (the paper's 100) on fresh
-   seeds. The worst game of each method, WC_RM and WC_RMM, goes to data/ as matrix-tree JSON.
+   ranked by the mean exploitability e1 after --iterations of RM and of RMM (gamma 0.05).
+   --protocol=paper (the default, the paper's): every game gets --confirm_runs (100) runs;
+   the ranking (--ranking_top worst of each method with both exact floors, and where the
+   games with the paper's floors rank) goes to <out>_ranking.csv/.md. --protocol=screen (a
+   quick approximation): all games with --screen_runs runs, the --shortlist best of each
+   method with --shortlist_runs, the --finalists best with --confirm_runs on fresh seeds.
+   The worst game of each method, WC_RM and WC_RMM, goes to data/ as matrix-tree JSON.
 2. RM, RMM, Exp3 and Exp3M for --curve_iterations on WC_RM and WC_RMM (--curve_runs each).
 3. The floor of each worst game, computed exactly: e1 of the equilibrium mixed with gamma
    uniform exploration (the paper: 0.0119 and 0.0367), and the least e1 of any strategy
    that explores with gamma.
 
-  python scripts/fig3.py --max_games=2000 --curve_iterations=10000 --curve_runs=10
-  python scripts/fig3.py                  # the paper's scale, into results/fig3/
+  python scripts/fig3.py --protocol=screen --max_games=2000 --curve_iterations=10000 \
+      --curve_runs=10                     # a quick look
+  python scripts/fig3.py                  # the paper's protocol (2.7e10 iterations), results/fig3/
   python scripts/fig3.py --publish        # the same, replacing docs/figures/fig3.*, data/wc_*
 
 Writes <out>.csv (game, method, t, mean_e1, standard_error), <out>_floors.csv, <out>.png
 and <out>.json (parameters, run times, the search's ranking), by default as
 results/fig3/fig3.* with the worst games in results/fig3/data/. Writing into docs/ or data/
-needs --publish, and replacing a finished result of a larger scale needs --force.
-Finished jobs are kept in --results_dir, so an interrupted run resumes.
+needs --publish, and replacing a finished result of a larger scale (more runs per class,
+iterations, ...) needs --force. Finished jobs are kept in --results_dir, so an interrupted
+run resumes.
 """
 
 from __future__ import annotations
@@ -42,7 +47,7 @@ PAPER_FLOORS = (0.0119, 0.0367)  # of WC_RM and WC_RMM, Lisy et al. (2013) Sec. 
 FLOOR_TOLERANCE = 5e-5
 
 _PROTOCOL = flags.DEFINE_enum(
-    "protocol", "screen", ["screen", "paper"],
+    "protocol", "paper", ["paper", "screen"],
     "screen: all games with --screen_runs, then the best with more runs (cheap); paper: "
     "every game with --confirm_runs runs (the paper's protocol, 2.7e10 iterations at 100).")
 _METHODS = flags.DEFINE_list(
@@ -92,8 +97,8 @@ _OUT = flags.DEFINE_string("out", None, "Output prefix: .csv, _floors.csv, .png,
 _PUBLISH = flags.DEFINE_bool("publish", False, "Write the committed results (docs/figures/fig3,"
                              " data/wc_*.json); needed for any output under docs/ or data/.")
 _FORCE = flags.DEFINE_bool("force", False, "Replace a finished result of a larger scale.")
-SCALE = ("max_games", "screen_runs", "shortlist_runs", "confirm_runs", "curve_iterations",
-         "curve_runs")
+SCALE = ("max_games", "runs_every_class", "screen_runs", "shortlist_runs", "confirm_runs",
+         "curve_iterations", "curve_runs")
 flags.register_validator("gamma", lambda g: 0 < g <= 1, "gamma must be in (0, 1]")
 
 
@@ -103,6 +108,23 @@ JOB_COUNTS = {}
 def wc_names() -> list[str]:
     """WC_RM, WC_RMM (or WC_RMB, WC_RMBM): the worst game of each searched method."""
     return [f"WC_{m.upper()}" for m in _METHODS.value]
+
+
+def runs_every_class() -> int:
+    """The runs every class gets: what makes a search by the paper's protocol larger than a
+    pre-screened one, and either larger than a screen."""
+    if _PROTOCOL.value == "screen":
+        return _SCREEN_RUNS.value
+    return _PRESCREEN_RUNS.value or _CONFIRM_RUNS.value
+
+
+def search_command() -> str:
+    """The flags of scripts/fig3.py that choose the search (for the records it writes)."""
+    command = f"scripts/fig3.py --protocol={_PROTOCOL.value} --methods={','.join(_METHODS.value)}"
+    if _PROTOCOL.value == "paper" and _PRESCREEN_RUNS.value is not None:
+        command += (f" --prescreen_runs={_PRESCREEN_RUNS.value}"
+                    f" --prescreen_keep={_PRESCREEN_KEEP.value}")
+    return command
 
 
 def paper_floor(name: str) -> float:
@@ -223,17 +245,15 @@ def write_ranking(all_codes: np.ndarray, codes: np.ndarray, mean: np.ndarray, se
 
     header = ("| rank | code | mean e1 ± s.e. | floor (mixed eq.) | floor (best) | "
               "floors (all eq.) | game |\n|---:|---:|---|---:|---:|---:|---|")
-    command = (f"scripts/fig3.py --protocol=paper --methods={','.join(methods)}"
-               + (f" --prescreen_runs={_PRESCREEN_RUNS.value} --prescreen_keep="
-                  f"{_PRESCREEN_KEEP.value}" if prescreen is not None else ""))
     lines = [f"# Fig. 3 search by the paper's protocol: {', '.join(m.upper() for m in methods)}",
              "",
              f"Classes of depth-2, branching-2 games with utilities in {{0, 0.5, 1}}: "
              f"{len(all_codes)}. Ranked: {len(codes)} games, each with {runs} runs of each "
              f"method, gamma {_GAMMA.value:g}, {_ITERATIONS.value} iterations, base seed "
              f"{_RUNNER.seed.value}; mean e1 of the empirical strategy with its standard error "
-             f"over the runs. The floors are exact (`exploration_floors`). Written by `{command}`; "
-             "the CSV is beside this file.", ""]
+             "over the runs. The floors are exact (`exploration_floors`, "
+             f"`equilibrium_floor_range`). Written by `{search_command()}`; the CSV is beside "
+             "this file.", ""]
     if prescreen is not None:
         worst_kept = {method: max(r["prescreen_rank"] for r in rows if r["method"] == method)
                       for method in methods}
@@ -352,7 +372,8 @@ def main(argv):
     try:
         experiments.check_output([out, data_dir, _RUNNER.results_dir.value],
                                  publish=_PUBLISH.value)
-        experiments.check_not_smaller(out + ".json", params, SCALE, force=_FORCE.value)
+        experiments.check_not_smaller(out + ".json", dict(params, runs_every_class=(
+            runs_every_class())), SCALE, force=_FORCE.value)
         experiments.check_params(_RUNNER.results_dir.value, params)
     except ValueError as e:
         raise app.UsageError(str(e), exitcode=2) from None
@@ -416,7 +437,7 @@ def main(argv):
                      f"{_GAMMA.value:g}: mean e1 after {_ITERATIONS.value} iterations over "
                      f"{_CONFIRM_RUNS.value} runs {_METHODS.value[0].upper()} {mean3[0, k]:.4f}, "
                      f"{_METHODS.value[1].upper()} {mean3[1, k]:.4f}. "
-                     "Found by scripts/fig3.py."),
+                     f"Found by {search_command()}."),
             "code": code}), os.path.join(data_dir, f"{name.lower()}.json"))
 
     floors = {name: experiments.exploration_floors(root, _GAMMA.value)
@@ -461,7 +482,8 @@ def main(argv):
                              paper_floor(name)] + [final.get(m) for m in _METHODS.value])
     plot(rows, floors, games, out + ".png")
     elapsed = time.time() - start
-    experiments.write_params(out + ".json", dict(params, games_searched=len(codes),
+    experiments.write_params(out + ".json", dict(params, runs_every_class=runs_every_class(),
+                                                 games_searched=len(codes),
                              ranking=ranking, floors=floors, job_counts=JOB_COUNTS),
                              wall_seconds=round(elapsed, 1),
                              **_RUNNER.execution(),

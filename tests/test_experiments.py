@@ -259,7 +259,8 @@ def test_fig2_small_run_writes_decreasing_curves(tmp_path):
 
 def test_fig3_small_run_finds_worst_games_and_their_floors(tmp_path):
     out = tmp_path / "fig3"
-    run_script("fig3.py", "--max_games=150", "--screen_runs=2", "--shortlist=10",
+    run_script("fig3.py", "--protocol=screen", "--max_games=150", "--screen_runs=2",
+               "--shortlist=10",
                "--shortlist_runs=4", "--finalists=3", "--confirm_runs=6",
                "--curve_iterations=1000", "--curve_runs=4", "--curve_chunk=2",
                "--backend=serial", "--per_decade=2", f"--results_dir={tmp_path / 'jobs'}",

@@ -206,6 +206,17 @@ def test_fig3_paper_protocol_ranks_every_game_with_its_exact_floor(tmp_path):
     assert "Pre-screen: every class got the first 2" in open(f"{out}_ranking.md").read()
 
 
+def test_fig3_screen_or_prescreen_does_not_replace_the_paper_protocols_result(tmp_path):
+    out = tmp_path / "fig3"
+    (tmp_path / "fig3.json").write_text('{"protocol": "paper", "runs_every_class": 100}')
+    for search in (["--protocol=screen"], ["--prescreen_runs=10"]):
+        refused = run_script("fig3.py", *search, "--max_games=10", "--backend=serial",
+                             f"--results_dir={tmp_path / 'jobs'}", f"--out={out}", check=False)
+        assert refused.returncode == 2 and "Traceback" not in refused.stderr
+        assert "runs_every_class=" in refused.stderr and "< 100" in refused.stderr
+        assert "--force" in refused.stderr
+
+
 def test_fig3_rejects_methods_that_are_not_regret_matching(tmp_path):
     result = run_script("fig3.py", "--methods=exp3,rm", f"--results_dir={tmp_path}",
                         check=False)
