@@ -170,6 +170,12 @@ def floors_of(codes: np.ndarray, stage: str) -> np.ndarray:
     return np.concatenate(columns)
 
 
+def can_have_floor(floors: np.ndarray, target: float) -> np.ndarray:
+    """Which games (columns of :func:`floors_of`) have the floor ``target`` (within
+    FLOOR_TOLERANCE) for some subgame-perfect equilibrium."""
+    return ((floors[2] <= target + FLOOR_TOLERANCE) & (floors[3] >= target - FLOOR_TOLERANCE))
+
+
 def best(codes: np.ndarray, mean_e1: np.ndarray, count: int) -> np.ndarray:
     """The union of the ``count`` highest-e1 games of each method, in code order."""
     keep = set()
@@ -260,10 +266,11 @@ def write_ranking(all_codes: np.ndarray, codes: np.ndarray, mean: np.ndarray, se
         lines += [f"Pre-screen: every class got the first {_PRESCREEN_RUNS.value} of its "
                   f"{runs} runs; the {_PRESCREEN_KEEP.value} worst of each method by that "
                   f"mean were kept (union {len(codes) - len(added)}) and got all {runs} runs "
-                  "(the same "
-                  "seeds as the full protocol, so their results are the full protocol's). "
-                  + (f"The {len(added)} games with the paper's floors that it dropped got all "
-                     f"{runs} runs too (ranks marked ≥: among the ranked games only). "
+                  "(the same seeds as the full protocol, so their results are the full "
+                  "protocol's). "
+                  + (f"The {len(added)} games it dropped that can have the paper's floors (with "
+                     f"any equilibrium) got all {runs} runs too (ranks marked ≥: among the "
+                     "ranked games only). "
                      if len(added) else "")
                   + "The worst pre-screen rank among each method's top "
                   f"{_RANKING_TOP.value}: " + ", ".join(
@@ -309,9 +316,7 @@ def write_ranking(all_codes: np.ndarray, codes: np.ndarray, mean: np.ndarray, se
               "best-ranked games whose range reaches the paper's floor (within "
               f"{FLOOR_TOLERANCE:g}):", ""]
     for target in PAPER_FLOORS:
-        possible = ((all_floors[2] <= target + FLOOR_TOLERANCE)
-                    & (all_floors[3] >= target - FLOOR_TOLERANCE))
-        lines += where_they_rank(target, all_codes[possible], 5)
+        lines += where_they_rank(target, all_codes[can_have_floor(all_floors, target)], 5)
     with open(out + "_ranking.md", "w") as f:
         f.write("\n".join(lines))
 
@@ -403,9 +408,10 @@ def main(argv):
         every = floors_of(codes, "floors") if _ALL_FLOORS.value else None
         ranked, mean_r, se_r, added = finalists, mean3, se3, np.zeros(0, dtype=np.int64)
         if every is not None and prescreen is not None:
-            # The games with the paper's floors that the pre-screen dropped get all runs too
-            # (the same seeds), so the ranking can say where they stand.
-            near = np.any([np.abs(every[0] - t) <= FLOOR_TOLERANCE for t in PAPER_FLOORS], 0)
+            # The games with the paper's floors (under any equilibrium) that the pre-screen
+            # dropped get all runs too (the same seeds), so the ranking can say where they
+            # stand.
+            near = np.any([can_have_floor(every, t) for t in PAPER_FLOORS], 0)
             added = np.setdiff1d(codes[near], finalists)
             if added.size:
                 mean_x, se_x = screen(added, _CONFIRM_RUNS.value, _RUNNER.seed.value,

@@ -203,7 +203,29 @@ def test_fig3_paper_protocol_ranks_every_game_with_its_exact_floor(tmp_path):
     assert kept
     for key in kept:
         assert screened[key]["mean_e1"] == ranking[key]["mean_e1"]
-    assert "Pre-screen: every class got the first 2" in open(f"{out}_ranking.md").read()
+    text = open(f"{out}_ranking.md").read()
+    assert "Pre-screen: every class got the first 2" in text
+    # ... and every game that can have the paper's floors gets its runs too.
+    possible = text.split("under another equilibrium")[1]
+    for target in (0.0119, 0.0367):
+        count = sum(low - 5e-5 <= target <= high + 5e-5 for low, high in ranges)
+        assert f"### Floor {target}: {count} classes, {count} of them ranked" in possible
+
+
+def test_fig3_prescreen_keeps_every_game_that_can_have_the_papers_floors(tmp_path):
+    # The first 2,700 classes hold a few dozen games whose floors reach 0.0119.
+    out = tmp_path / "pre"
+    run_script("fig3.py", "--max_games=2700", "--prescreen_runs=1", "--prescreen_keep=5",
+               "--confirm_runs=2", "--batch=900", "--curve_iterations=100", "--curve_runs=2",
+               "--curve_chunk=2", "--backend=serial", "--per_decade=1",
+               f"--results_dir={tmp_path / 'jobs'}", f"--data_dir={tmp_path}", f"--out={out}")
+    codes = trees.grid_game_codes()[:2700]
+    ranges = np.array(experiments.floor_ranges_job(codes.tolist(), 0.05)["floor_ranges"])
+    count = int(np.sum((ranges[0] - 5e-5 <= 0.0119) & (0.0119 <= ranges[1] + 5e-5)))
+    assert count > 5
+    text = open(f"{out}_ranking.md").read()
+    assert f"### Floor 0.0119: {count} classes, {count} of them ranked" in text
+    assert f"The {count} games it dropped that can have the paper's floors" in text
 
 
 def test_fig3_screen_or_prescreen_does_not_replace_the_paper_protocols_result(tmp_path):
