@@ -316,7 +316,14 @@ def write_ranking(all_codes: np.ndarray, codes: np.ndarray, mean: np.ndarray, se
               "best-ranked games whose range reaches the paper's floor (within "
               f"{FLOOR_TOLERANCE:g}):", ""]
     for target in PAPER_FLOORS:
-        lines += where_they_rank(target, all_codes[can_have_floor(all_floors, target)], 5)
+        possible = can_have_floor(all_floors, target)
+        lines += where_they_rank(target, all_codes[possible], 5)
+        below, above = all_floors[3][all_floors[3] < target], all_floors[2][all_floors[2] > target]
+        if not possible.any() and below.size and above.size:
+            lines += [f"The nearest floors of any equilibrium: {below.max():.6f} "
+                      f"({np.sum(np.abs(all_floors[3] - below.max()) < 1e-9)} classes) and "
+                      f"{above.min():.6f} "
+                      f"({np.sum(np.abs(all_floors[2] - above.min()) < 1e-9)} classes).", ""]
     with open(out + "_ranking.md", "w") as f:
         f.write("\n".join(lines))
 

@@ -226,6 +226,10 @@ def test_fig3_prescreen_keeps_every_game_that_can_have_the_papers_floors(tmp_pat
     text = open(f"{out}_ranking.md").read()
     assert f"### Floor 0.0119: {count} classes, {count} of them ranked" in text
     assert f"The {count} games it dropped that can have the paper's floors" in text
+    # No class has the paper's 0.0367 with any equilibrium: the nearest floors are named.
+    below = ranges[1][ranges[1] < 0.0367].max()
+    assert "### Floor 0.0367: 0 classes" in text
+    assert f"The nearest floors of any equilibrium: {below:.6f}" in text
 
 
 def test_fig3_screen_or_prescreen_does_not_replace_the_paper_protocols_result(tmp_path):
