@@ -31,8 +31,9 @@ from smmcts_spiel.experiments import cli
 from smmcts_spiel.search import matrix_tree_engine as engine
 from smmcts_spiel.search import selectors
 
-_CODES = flags.DEFINE_list("codes", ["102516"], "Grid game codes (default: the worst game "
-                           "for RM and RMM found by scripts/fig3.py, data/wc_rm.json).")
+_CODES = flags.DEFINE_list("codes", ["102704"], "Grid game codes (default: the worst game "
+                           "for RM and RMM by the paper's protocol, scripts/fig3.py, "
+                           "data/wc_rm.json).")
 _METHODS = flags.DEFINE_list("methods", ["rm", "rmm", "exp3", "exp3m"], "Selectors.")
 _SCHEDULES = flags.DEFINE_list("schedules", list(engine.GAMMA_SCHEDULES),
                                "Exploration schedules: constant, decreasing.")
