@@ -8,12 +8,21 @@ pytest.importorskip("jax")
 pytest.importorskip("flax")
 pytest.importorskip("optax")
 
+import jax  # noqa: E402
+
 import smmcts_spiel  # noqa: E402, F401  (registers the games)
 from smmcts_spiel.exact import exploitability as exact_exploitability  # noqa: E402
 from smmcts_spiel.exact import solver  # noqa: E402
 from smmcts_spiel.nfsp import exploitability, mcts  # noqa: E402
 from smmcts_spiel.nfsp.buffers import ReplayBuffer, ReservoirBuffer  # noqa: E402
 from smmcts_spiel.nfsp.mc_nfsp import MCNFSP, Config  # noqa: E402
+from smmcts_spiel.nfsp.networks import (  # noqa: E402
+    NumpyMLP,
+    PolicyNet,
+    PolicyValueNet,
+    legal_probabilities,
+    masked_probabilities,
+)
 from smmcts_spiel.nfsp.policy import PolicyBot  # noqa: E402
 
 OTHELLO = "smmcts_othello"
@@ -24,25 +33,62 @@ def test_replay_keeps_the_last_items():
     buffer = ReplayBuffer(3, np.random.default_rng(0))
     for i in range(5):
         buffer.add((np.array(i),))
-    assert sorted(int(x) for (x,) in buffer.items) == [2, 3, 4]
+    assert sorted(buffer.contents()[0].tolist()) == [2, 3, 4]
     (batch,) = buffer.sample(10)
     assert batch.shape == (10,) and set(batch.tolist()) <= {2, 3, 4}
 
 
-def test_reservoir_keeps_a_uniform_sample():
-    """Every one of 200 items stays with probability capacity / 200 (algorithm R)."""
+def test_replay_stores_a_batch_as_its_items_one_by_one():
+    rng = np.random.default_rng(0)
+    one, batched = ReplayBuffer(5, rng), ReplayBuffer(5, rng)
+    for i in range(13):
+        one.add((np.array([i, -i]), i % 2))
+    for start, stop in ((0, 4), (4, 5), (5, 12), (12, 13)):
+        items = np.arange(start, stop)
+        batched.add_batch((np.stack([items, -items], axis=1), items % 2))
+    for a, b in zip(one.contents(), batched.contents()):
+        np.testing.assert_array_equal(a, b)
+    with pytest.raises(ValueError, match="lengths"):
+        batched.add_batch((np.zeros((2, 2)), np.zeros(3)))
+
+
+@pytest.mark.parametrize("batch", [1, 7])
+def test_reservoir_keeps_a_uniform_sample(batch):
+    """Every one of 200 items stays with probability capacity / 200 (algorithm R), whether
+    the items come one by one or in batches."""
     kept = np.zeros(200)
     rng = np.random.default_rng(1)
     for _ in range(400):
         buffer = ReservoirBuffer(20, rng)
-        for i in range(200):
-            buffer.add((i,))
+        for start in range(0, 200, batch):
+            buffer.add_batch((np.arange(start, min(200, start + batch)),))
         assert len(buffer) == 20
-        kept[[i for (i,) in buffer.items]] += 1
+        kept[buffer.contents()[0]] += 1
     frequency = kept / 400
     # Binomial(400, 0.1): sd 0.015 per item; the first and last halves average 0.1 too.
     assert abs(frequency[:100].mean() - 0.1) < 0.01
     assert abs(frequency[100:].mean() - 0.1) < 0.01
+
+
+@pytest.mark.parametrize("net, heads", [(PolicyNet((16, 8), 5), 1),
+                                        (PolicyValueNet((16,), 5), 2)])
+def test_numpy_forward_pass_equals_flax(net, heads):
+    x = np.random.default_rng(0).normal(size=(7, 12)).astype(np.float32)
+    params = net.init(jax.random.PRNGKey(1), x)
+    theirs = net.apply(params, x)
+    mine = NumpyMLP(params, heads)
+    if heads == 2:
+        logits, value = mine.logits_and_value(x)
+        np.testing.assert_allclose(value, theirs[1], rtol=1e-5, atol=1e-6)
+        theirs = theirs[0]
+    else:
+        logits = mine.logits(x)
+    np.testing.assert_allclose(logits, theirs, rtol=1e-5, atol=1e-6)
+    legal = [0, 3, 4]
+    mask = np.zeros((1, 5), np.float32)
+    mask[0, legal] = 1
+    np.testing.assert_allclose(legal_probabilities(logits[0], legal),
+                               masked_probabilities(theirs[:1], mask)[0, legal], rtol=1e-5)
 
 
 class _Uniform:
