@@ -74,7 +74,7 @@ class ANFSPConfig:
 class _Acting:
     """What an actor needs to play: the game, numpy copies of the networks, its generator."""
 
-    def __init__(self, config: ANFSPConfig, seed: int):
+    def __init__(self, config: ANFSPConfig, seed):
         self.config = config
         self.game = pyspiel.load_game(config.game)
         self.num_actions = self.game.num_distinct_actions()
@@ -157,11 +157,13 @@ def _stack(items: list, dtypes: tuple) -> tuple:
     return tuple(np.asarray(field, dtype) for field, dtype in zip(zip(*items), dtypes))
 
 
-def _actor_main(config: ANFSPConfig, actor: int, params_queue, out_queue, running, stop):
-    """An actor process: play with the newest parameters, send experience in batches."""
-    acting = _Acting(config, seed=config.seed + 1 + actor)
+def _actor_main(config: ANFSPConfig, actor: int, episodes: int, params_queue, out_queue,
+                running, stop):
+    """An actor process: play with the newest parameters, send experience in batches
+    (with the CPU seconds spent on them). ``episodes``: how many it played before (its
+    exploration rate's decay continues from there after a checkpoint)."""
+    acting = _Acting(config, seed=[config.seed, 1 + actor, episodes])  # distinct streams
     acting.set_params(*params_queue.get())
-    episodes = 0
     while not stop.is_set():
         if not running.wait(timeout=0.2):
             continue
@@ -174,11 +176,13 @@ def _actor_main(config: ANFSPConfig, actor: int, params_queue, out_queue, runnin
         if newest is not None:
             acting.set_params(*newest)
         n = config.episodes_per_message
+        cpu = time.process_time()
         transitions, supervised = acting.play(n, actor, episodes)
         episodes += n
+        message = (transitions, supervised, n, time.process_time() - cpu)
         while not stop.is_set():  # a bounded queue: wait while the learner catches up
             try:
-                out_queue.put((transitions, supervised, n), timeout=0.2)
+                out_queue.put(message, timeout=0.2)
                 break
             except queue.Full:
                 pass
@@ -215,6 +219,7 @@ class ANFSP:
         self.episodes = 0
         self.steps = 0
         self.train_seconds = 0.0
+        self.cpu_seconds = 0.0  # of the learner and its actors, while training
         self._pending = 0  # transitions received since the last gradient step
         self._actors = []
         self._compile()
@@ -258,7 +263,8 @@ class ANFSP:
         for k in range(self.config.num_actors):
             params_queue = ctx.Queue()
             process = ctx.Process(target=_actor_main, daemon=True, args=(
-                self.config, k, params_queue, self._out, self._running, self._stop))
+                self.config, k, self.episodes // self.config.num_actors, params_queue,
+                self._out, self._running, self._stop))
             process.start()
             self._actors.append((process, params_queue))
         self._broadcast()
@@ -293,8 +299,10 @@ class ANFSP:
 
     # -- learning -----------------------------------------------------------------------
 
-    def _receive(self, transitions: tuple, supervised: tuple, episodes: int) -> None:
+    def _receive(self, transitions: tuple, supervised: tuple, episodes: int,
+                 actor_cpu_seconds: float = 0.0) -> None:
         """Store experience (one array per field) and take the gradient steps it is owed."""
+        self.cpu_seconds += actor_cpu_seconds
         if transitions:
             self.replay.add_batch(transitions)
             self._pending += len(transitions[0])
@@ -332,7 +340,7 @@ class ANFSP:
 
     def train(self, seconds: float) -> None:
         """Self-play and learn for ``seconds`` of wall time (added to ``train_seconds``)."""
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         stop = start + seconds
         if self.config.num_actors and not self._actors:
             self._start_actors()
@@ -349,6 +357,7 @@ class ANFSP:
             while time.perf_counter() < stop:
                 self.self_play(self.config.episodes_per_message)
         self.train_seconds += time.perf_counter() - start
+        self.cpu_seconds += time.process_time() - cpu
 
     def self_play(self, episodes: int) -> None:
         """``episodes`` episodes in this process, learning as they come (seeded NFSP).
@@ -378,7 +387,8 @@ class ANFSP:
     # -- checkpoints --------------------------------------------------------------------
 
     _SAVED = ("q_params", "target_params", "avg_params", "q_opt_state", "avg_opt_state")
-    _KEPT = ("replay", "reservoir", "rng", "episodes", "steps", "train_seconds", "_pending")
+    _KEPT = ("replay", "reservoir", "rng", "episodes", "steps", "train_seconds", "cpu_seconds",
+             "_pending")
 
     def save(self, path) -> None:
         """The learner's state (the actors restart from it on the next :meth:`train`)."""

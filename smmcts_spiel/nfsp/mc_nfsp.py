@@ -86,6 +86,7 @@ class MCNFSP:
         self.reservoir = ReservoirBuffer(config.reservoir_capacity, self.rng)
         self.episodes = 0
         self.train_seconds = 0.0
+        self.cpu_seconds = 0.0
         self._compile()
 
     # -- networks -----------------------------------------------------------------------
@@ -179,11 +180,13 @@ class MCNFSP:
         """Self-play and learn for ``seconds`` of wall time (added to ``train_seconds``)."""
         stop = time.perf_counter() + seconds
         start = time.perf_counter()
+        cpu = time.process_time()
         while time.perf_counter() < stop:
             self.play_episode()
             if self.episodes % self.config.learn_every == 0:
                 self.learn()
         self.train_seconds += time.perf_counter() - start
+        self.cpu_seconds += time.process_time() - cpu
 
     # -- checkpoints --------------------------------------------------------------------
 
@@ -192,7 +195,7 @@ class MCNFSP:
         state = {k: jax.tree_util.tree_map(np.asarray, getattr(self, k)) for k in (
             "br_params", "avg_params", "br_opt_state", "avg_opt_state")}
         state.update({k: getattr(self, k) for k in (
-            "replay", "reservoir", "rng", "episodes", "train_seconds")})
+            "replay", "reservoir", "rng", "episodes", "train_seconds", "cpu_seconds")})
         with open(path, "wb") as f:
             pickle.dump({"config": dataclasses.asdict(self.config), "state": state}, f)
 

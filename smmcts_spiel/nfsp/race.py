@@ -1,6 +1,8 @@
 """Learners racing on wall time: alternate rounds, evaluate after each, one CSV row per point.
 
-A learner has ``train(seconds)``, ``train_seconds``, ``episodes`` and ``average_policy()``
+A learner has ``train(seconds)``, ``train_seconds``, ``cpu_seconds`` (CPU time of all its
+processes while training: on a shared machine, how much of the cores it got), ``episodes``
+and ``average_policy()``
 (:class:`~smmcts_spiel.nfsp.mc_nfsp.MCNFSP`, :class:`~smmcts_spiel.nfsp.anfsp.ANFSP`,
 :class:`~smmcts_spiel.nfsp.openspiel_nfsp.OpenSpielNFSP`). Rounds alternate the learners so
 that on a shared machine all see the same load; evaluation time is not counted. Rows are
@@ -14,7 +16,8 @@ from collections.abc import Callable
 
 from tqdm import tqdm
 
-FIELDS = ("algorithm", "seed", "train_seconds", "episodes", "e1", "e2", "nash_conv")
+FIELDS = ("algorithm", "seed", "train_seconds", "cpu_seconds", "episodes", "e1", "e2",
+          "nash_conv")
 
 
 def race(learners: dict, budget: float, eval_every: float, evaluate: Callable, csv_path: str,
@@ -39,6 +42,7 @@ def race(learners: dict, budget: float, eval_every: float, evaluate: Callable, c
                 report = evaluate(run.average_policy())
                 writer.writerow({"algorithm": name, "seed": seed,
                                  "train_seconds": round(run.train_seconds, 2),
+                                 "cpu_seconds": round(run.cpu_seconds, 2),
                                  "episodes": run.episodes, "e1": report.e1, "e2": report.e2,
                                  "nash_conv": report.nash_conv})
                 f.flush()
