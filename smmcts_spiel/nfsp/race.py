@@ -54,22 +54,31 @@ def race(learners: dict, budget: float, eval_every: float, evaluate: Callable, c
         progress.close()
 
 
-def plot(csv_path: str, png_path: str, title: str, *, scale: float = 1.0,
+def plot(csv_path: str | list[str], png_path: str, title: str, *, scale: float = 1.0,
          ylabel: str = "NashConv of the average policy", log_y: bool = False,
          anchors: dict[str, float] | None = None) -> None:
-    """One curve per algorithm: ``scale * nash_conv`` against training wall time."""
+    """One curve per algorithm (and seed, if the CSVs hold several): ``scale * nash_conv``
+    against training wall time."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    with open(csv_path) as f:
-        rows = list(csv.DictReader(f))
+    rows = []
+    for path in [csv_path] if isinstance(csv_path, str) else csv_path:
+        with open(path) as f:
+            rows += list(csv.DictReader(f))
+    seeds = len({r["seed"] for r in rows}) > 1
+    colours = {}
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
-    for name in dict.fromkeys(r["algorithm"] for r in rows):
-        mine = [r for r in rows if r["algorithm"] == name]
-        ax.plot([float(r["train_seconds"]) for r in mine],
-                [scale * float(r["nash_conv"]) for r in mine], marker="o", markersize=3, label=name)
+    for name, seed in dict.fromkeys((r["algorithm"], r["seed"]) for r in rows):
+        mine = [r for r in rows if (r["algorithm"], r["seed"]) == (name, seed)]
+        line, = ax.plot([float(r["train_seconds"]) for r in mine],
+                        [scale * float(r["nash_conv"]) for r in mine], marker="o",
+                        markersize=3, color=colours.get(name),
+                        linestyle="-" if seed == rows[0]["seed"] else "--",
+                        label=f"{name}, seed {seed}" if seeds else name)
+        colours.setdefault(name, line.get_color())
     for label, y in (anchors or {}).items():
         ax.axhline(y, color="grey", linestyle=":", linewidth=1)
         ax.text(0.01, y, label, transform=ax.get_yaxis_transform(), fontsize=7, color="grey",
