@@ -56,9 +56,9 @@ def race(learners: dict, budget: float, eval_every: float, evaluate: Callable, c
 
 def plot(csv_path: str | list[str], png_path: str, title: str, *, scale: float = 1.0,
          ylabel: str = "NashConv of the average policy", log_y: bool = False,
-         anchors: dict[str, float] | None = None) -> None:
+         anchors: dict[str, float] | None = None, x: str = "train_seconds") -> None:
     """One curve per algorithm (and seed, if the CSVs hold several): ``scale * nash_conv``
-    against training wall time."""
+    against training wall time (or another column, e.g. ``x="episodes"``)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -73,7 +73,7 @@ def plot(csv_path: str | list[str], png_path: str, title: str, *, scale: float =
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     for name, seed in dict.fromkeys((r["algorithm"], r["seed"]) for r in rows):
         mine = [r for r in rows if (r["algorithm"], r["seed"]) == (name, seed)]
-        line, = ax.plot([float(r["train_seconds"]) for r in mine],
+        line, = ax.plot([float(r[x]) for r in mine],
                         [scale * float(r["nash_conv"]) for r in mine], marker="o",
                         markersize=3, color=colours.get(name),
                         linestyle="-" if seed == rows[0]["seed"] else "--",
@@ -85,7 +85,8 @@ def plot(csv_path: str | list[str], png_path: str, title: str, *, scale: float =
                 verticalalignment="bottom")
     if log_y:
         ax.set_yscale("log")
-    ax.set_xlabel("training wall time (s)")
+    ax.set_xlabel({"train_seconds": "training wall time (s)",
+                   "cpu_seconds": "CPU time of the learner's processes (s)"}.get(x, x))
     ax.set_ylabel(ylabel)
     ax.set_title(title, fontsize=9)
     ax.legend()
