@@ -8,13 +8,22 @@ pytest.importorskip("jax")
 pytest.importorskip("flax")
 pytest.importorskip("optax")
 
+import jax  # noqa: E402
+from open_spiel.python import policy as policy_lib  # noqa: E402
+from open_spiel.python.algorithms import best_response  # noqa: E402
+from open_spiel.python.algorithms import exploitability as exploitability_lib  # noqa: E402
+
 import smmcts_spiel  # noqa: E402, F401  (registers the games)
-from smmcts_spiel.exact import exploitability as exact_exploitability  # noqa: E402
-from smmcts_spiel.exact import solver  # noqa: E402
-from smmcts_spiel.nfsp import exploitability, mcts  # noqa: E402
+from smmcts_spiel.nfsp import mcts  # noqa: E402
 from smmcts_spiel.nfsp.buffers import ReplayBuffer, ReservoirBuffer  # noqa: E402
 from smmcts_spiel.nfsp.mc_nfsp import MCNFSP, Config  # noqa: E402
-from smmcts_spiel.nfsp.policy import PolicyBot  # noqa: E402
+from smmcts_spiel.nfsp.networks import (  # noqa: E402
+    NumpyMLP,
+    PolicyNet,
+    PolicyValueNet,
+    legal_probabilities,
+    masked_probabilities,
+)
 
 OTHELLO = "smmcts_othello"
 OTHELLO_DISCS = "smmcts_othello(returns_type=disc_difference)"
@@ -24,25 +33,62 @@ def test_replay_keeps_the_last_items():
     buffer = ReplayBuffer(3, np.random.default_rng(0))
     for i in range(5):
         buffer.add((np.array(i),))
-    assert sorted(int(x) for (x,) in buffer.items) == [2, 3, 4]
+    assert sorted(buffer.contents()[0].tolist()) == [2, 3, 4]
     (batch,) = buffer.sample(10)
     assert batch.shape == (10,) and set(batch.tolist()) <= {2, 3, 4}
 
 
-def test_reservoir_keeps_a_uniform_sample():
-    """Every one of 200 items stays with probability capacity / 200 (algorithm R)."""
+def test_replay_stores_a_batch_as_its_items_one_by_one():
+    rng = np.random.default_rng(0)
+    one, batched = ReplayBuffer(5, rng), ReplayBuffer(5, rng)
+    for i in range(13):
+        one.add((np.array([i, -i]), i % 2))
+    for start, stop in ((0, 4), (4, 5), (5, 12), (12, 13)):
+        items = np.arange(start, stop)
+        batched.add_batch((np.stack([items, -items], axis=1), items % 2))
+    for a, b in zip(one.contents(), batched.contents()):
+        np.testing.assert_array_equal(a, b)
+    with pytest.raises(ValueError, match="lengths"):
+        batched.add_batch((np.zeros((2, 2)), np.zeros(3)))
+
+
+@pytest.mark.parametrize("batch", [1, 7])
+def test_reservoir_keeps_a_uniform_sample(batch):
+    """Every one of 200 items stays with probability capacity / 200 (algorithm R), whether
+    the items come one by one or in batches."""
     kept = np.zeros(200)
     rng = np.random.default_rng(1)
     for _ in range(400):
         buffer = ReservoirBuffer(20, rng)
-        for i in range(200):
-            buffer.add((i,))
+        for start in range(0, 200, batch):
+            buffer.add_batch((np.arange(start, min(200, start + batch)),))
         assert len(buffer) == 20
-        kept[[i for (i,) in buffer.items]] += 1
+        kept[buffer.contents()[0]] += 1
     frequency = kept / 400
     # Binomial(400, 0.1): sd 0.015 per item; the first and last halves average 0.1 too.
     assert abs(frequency[:100].mean() - 0.1) < 0.01
     assert abs(frequency[100:].mean() - 0.1) < 0.01
+
+
+@pytest.mark.parametrize("net, heads", [(PolicyNet((16, 8), 5), 1),
+                                        (PolicyValueNet((16,), 5), 2)])
+def test_numpy_forward_pass_equals_flax(net, heads):
+    x = np.random.default_rng(0).normal(size=(7, 12)).astype(np.float32)
+    params = net.init(jax.random.PRNGKey(1), x)
+    theirs = net.apply(params, x)
+    mine = NumpyMLP(params, heads)
+    if heads == 2:
+        logits, value = mine.logits_and_value(x)
+        np.testing.assert_allclose(value, theirs[1], rtol=1e-5, atol=1e-6)
+        theirs = theirs[0]
+    else:
+        logits = mine.logits(x)
+    np.testing.assert_allclose(logits, theirs, rtol=1e-5, atol=1e-6)
+    legal = [0, 3, 4]
+    mask = np.zeros((1, 5), np.float32)
+    mask[0, legal] = 1
+    np.testing.assert_allclose(legal_probabilities(logits[0], legal),
+                               masked_probabilities(theirs[:1], mask)[0, legal], rtol=1e-5)
 
 
 class _Uniform:
@@ -90,24 +136,28 @@ def _small_config(**kwargs):
     return Config(hidden=(16,), num_simulations=4, batch_size=8, eta=0.5, **kwargs)
 
 
-def test_training_is_seeded_and_resumes_exactly(tmp_path):
+@pytest.mark.parametrize("game", [OTHELLO, "leduc_poker"])
+def test_training_is_seeded_and_resumes_exactly(game, tmp_path):
     def episodes(run, n):
         for _ in range(n):
             run.play_episode()
             run.learn()
 
-    a = MCNFSP(_small_config(seed=3))
+    a = MCNFSP(_small_config(game=game, seed=3))
     episodes(a, 4)
     a.save(tmp_path / "run.pkl")
     episodes(a, 4)
     b = MCNFSP.load(tmp_path / "run.pkl")
     assert b.episodes == 4
     episodes(b, 4)
-    assert b.episodes == 8 and len(b.reservoir) == len(a.reservoir)
-    np.testing.assert_array_equal(b.avg_params["params"]["Dense_0"]["kernel"],
-                                  a.avg_params["params"]["Dense_0"]["kernel"])
-    np.testing.assert_array_equal(b.br_params["params"]["Dense_1"]["bias"],
-                                  a.br_params["params"]["Dense_1"]["bias"])
+    c = MCNFSP(_small_config(game=game, seed=3))
+    episodes(c, 8)
+    assert b.episodes == 8 and len(b.reservoir) == len(a.reservoir) > 0 and len(a.replay) > 0
+    for run in (b, c):
+        np.testing.assert_array_equal(run.avg_params["params"]["Dense_0"]["kernel"],
+                                      a.avg_params["params"]["Dense_0"]["kernel"])
+        np.testing.assert_array_equal(run.br_params["params"]["Dense_1"]["bias"],
+                                      a.br_params["params"]["Dense_1"]["bias"])
 
 
 @pytest.mark.parametrize("kwargs, message", [
@@ -118,76 +168,106 @@ def test_bad_config_is_refused(kwargs, message):
         Config(**kwargs)
 
 
-def test_mc_nfsp_refuses_imperfect_information():
-    with pytest.raises(ValueError, match="perfect information"):
-        MCNFSP(Config(game="kuhn_poker"))
+def test_mc_nfsp_refuses_chance_in_a_game_with_perfect_information():
+    with pytest.raises(ValueError, match="chance"):
+        MCNFSP(Config(game="pig"))
 
 
-def test_average_policy_is_a_distribution_over_legal_actions_and_a_bot():
-    run = MCNFSP(_small_config())
-    policy = run.average_policy()
-    state = pyspiel.load_game(OTHELLO).new_initial_state()
-    probs = policy.action_probabilities(state)
-    assert sorted(probs) == state.legal_actions()
-    assert sum(probs.values()) == pytest.approx(1.0)
-    bots = [PolicyBot(policy, p, seed=p) for p in (0, 1)]
-    returns = pyspiel.evaluate_bots(state, bots, 0)
-    assert returns[0] == -returns[1]
-    with pytest.raises(ValueError, match="player_id"):
-        PolicyBot(policy, 2)
+class _Fixed:
+    """Networks whose average policy is a fixed OpenSpiel policy; uniform prior, value 0."""
+
+    def __init__(self, policy):
+        self.policy = policy
+
+    def best_response(self, state):
+        return _Uniform().best_response(state)
+
+    def average(self, state):
+        p = np.zeros(state.get_game().num_distinct_actions())
+        for action, prob in self.policy.action_probabilities(state).items():
+            p[action] = prob
+        return p
 
 
-@pytest.mark.slow
-def test_batched_exploitability_matches_the_history_walk():
-    """Markov policy (hash of the board): the position DAG gives exact.exploitability's Report."""
-
-    class Hashed:
-        def action_probabilities(self, state, player_id=None):
-            legal = state.legal_actions()
-            p = np.random.default_rng(hash(state.board) % 2**32).random(len(legal)) + 0.05
-            return dict(zip(legal, p / p.sum()))
-
-    mine = exploitability.evaluate(OTHELLO_DISCS, Hashed())
-    reference = exact_exploitability.evaluate(pyspiel.load_game(OTHELLO_DISCS), Hashed())
-    assert mine.e1 == pytest.approx(reference.e1, abs=1e-9)
-    assert mine.e2 == pytest.approx(reference.e2, abs=1e-9)
-    assert mine.e1 > 0.01 and mine.e2 > 0.01
+def _random_policy(game, seed):
+    """A tabular policy with random (seeded) probabilities at every information state."""
+    policy = policy_lib.TabularPolicy(game)
+    rng = np.random.default_rng(seed)
+    probs = rng.random(policy.action_probability_array.shape) * policy.legal_actions_mask
+    policy.action_probability_array = probs / probs.sum(axis=1, keepdims=True)
+    return policy
 
 
-@pytest.mark.slow
-def test_equilibrium_is_unexploitable_and_network_batches_agree():
-    game = pyspiel.load_game(OTHELLO_DISCS)
-    report = exploitability.evaluate(OTHELLO_DISCS, solver.solve(game))
-    assert report.nash_conv == pytest.approx(0.0, abs=1e-9)
-    assert report.game_value == pytest.approx(-0.5)
-    # The network's batched answers equal its one-state answers.
-    policy = MCNFSP(_small_config(game=OTHELLO_DISCS)).average_policy()
-    pos = exploitability.positions(OTHELLO_DISCS)
-    batch = policy.batch_probabilities(pos.tensors, pos.masks)
+def test_worlds_are_drawn_from_the_belief_given_the_average_policy():
+    """Kuhn, player 1 holds the K after a bet: player 0 holds J or Q in proportion to
+    (chance 1/6) x (player 0's probability of betting with that card)."""
+    game = pyspiel.load_game("kuhn_poker")
+    policy = _random_policy(game, 0)
     state = game.new_initial_state()
-    single = policy.action_probabilities(state)
-    for action, p in single.items():
-        assert batch[-1, action] == pytest.approx(p, rel=1e-5)  # the root is the last position
+    for action in (0, 2, 1):  # J to player 0, K to player 1, player 0 bets
+        state.apply_action(action)
+    bet = {card: policy.action_probabilities(_deal(game, card, 2))[1] for card in (0, 1)}
+    draw = mcts.information_set_worlds(game, state, _Fixed(policy), np.random.default_rng(1))
+    worlds = [draw() for _ in range(4000)]
+    assert all(w.history()[1:] == [2, 1] for w in worlds)
+    freq = np.mean([w.history()[0] == 0 for w in worlds])
+    expected = bet[0] / (bet[0] + bet[1])
+    assert abs(freq - expected) < 4 * np.sqrt(expected * (1 - expected) / 4000)
 
 
-def test_bot_spec_plays_a_saved_average_policy(tmp_path):
-    from smmcts_spiel.bot_specs import make_bot
+def _deal(game, card0, card1):
+    state = game.new_initial_state()
+    state.apply_action(card0)
+    state.apply_action(card1)
+    return state
 
-    run = MCNFSP(_small_config())
-    run.play_episode()
-    run.learn()
-    run.save(tmp_path / "run.pkl")
-    game = pyspiel.load_game(OTHELLO)
-    def play(seed):
-        bots = [make_bot(f"nfsp(file={tmp_path / 'run.pkl'})", game, p, seed=seed + p)
-                for p in (0, 1)]
-        state = game.new_initial_state()
-        pyspiel.evaluate_bots(state, bots, 0)
-        return state.history()
 
-    assert play(0) == play(0)  # seeded
-    assert len({tuple(play(s)) for s in range(5)}) > 1  # the seed matters
-    with pytest.raises(ValueError, match="no such file"):
-        make_bot(f"nfsp(file={tmp_path / 'missing.pkl'})", game, 0, seed=0)
-    with pytest.raises(ValueError, match="trained on"):
-        make_bot(f"nfsp(file={tmp_path / 'run.pkl'})", pyspiel.load_game(OTHELLO_DISCS), 0, 0)
+def _check_search_against_best_response(game_name, simulations, max_depth):
+    """Against a fixed random average policy, the most visited action is OpenSpiel's best
+    response at every information set (of either player, at most ``max_depth`` moves deep)
+    where that action's margin over the next best is at least 5% of the largest utility.
+    Returns how many were checked."""
+    game = pyspiel.load_game(game_name)
+    policy = _random_policy(game, 2)
+    rng = np.random.default_rng(3)
+    checked = 0
+    for me in (0, 1):
+        best = best_response.BestResponsePolicy(game, me, policy)
+        for key, nodes in best.infosets.items():
+            state = nodes[0][0]
+            if len(state.history()) > max_depth:
+                continue
+            weight = sum(p for _, p in nodes)
+            q = {a: sum(p * best.q_value(s, a) for s, p in nodes) / weight
+                 for a in state.legal_actions()}
+            values = sorted(q.values(), reverse=True)
+            if values[0] - values[1] < 0.05 * mcts.utility_scale(game):
+                continue
+            networks = _Fixed(policy)
+            worlds = mcts.information_set_worlds(game, state, networks, rng)
+            visits = mcts.search_information_set(state, networks, simulations, 1.0, rng, worlds)
+            assert int(np.argmax(visits)) == best.best_response_action(key), (key, q, visits)
+            checked += 1
+    return checked
+
+
+def test_information_set_search_finds_the_best_response_in_kuhn():
+    assert _check_search_against_best_response("kuhn_poker", 2000, 4) >= 6
+
+
+@pytest.mark.slow
+def test_information_set_search_finds_the_best_response_in_leduc():
+    """Leduc's first decisions (uninformed leaves: value 0, uniform prior, so it takes many
+    simulations)."""
+    assert _check_search_against_best_response("leduc_poker", 30_000, 4) >= 4
+
+
+@pytest.mark.slow
+def test_mc_nfsp_learns_kuhn():
+    """1,500 episodes take the average policy's NashConv well below the uniform policy's."""
+    run = MCNFSP(Config(game="kuhn_poker", hidden=(32,), seed=0))
+    uniform = exploitability_lib.nash_conv(run.game, policy_lib.UniformRandomPolicy(run.game))
+    for _ in range(1500):
+        run.play_episode()
+        run.learn()
+    assert exploitability_lib.nash_conv(run.game, run.average_policy()) < 0.6 * uniform

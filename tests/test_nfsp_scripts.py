@@ -1,4 +1,4 @@
-"""scripts/nfsp_othello.py and scripts/anfsp_poker.py refuse bad flags with a usage error."""
+"""scripts/nfsp_othello.py and scripts/nfsp_poker.py refuse bad flags with a usage error."""
 
 import subprocess
 import sys
@@ -20,8 +20,9 @@ def _run(script, *flags):
 @pytest.mark.parametrize("script, flags, message", [
     ("nfsp_othello.py", ["--algorithms=dqn"], "use mc_nfsp, nfsp, own_nfsp"),
     ("nfsp_othello.py", ["--game=kuhn_poker"], "perfect information"),
-    ("anfsp_poker.py", ["--algorithms=cfr"], "use anfsp, own_nfsp, openspiel_nfsp"),
-    ("anfsp_poker.py", ["--game=matrix_pd"], "zero-sum"),
+    ("nfsp_poker.py", ["--algorithms=cfr"], "use anfsp, own_nfsp, mc_nfsp, openspiel_nfsp"),
+    ("nfsp_poker.py", ["--game=matrix_pd"], "zero-sum"),
+    ("nfsp_poker.py", ["--resume"], "not checkpointed"),
 ])
 def test_bad_flags_are_usage_errors(script, flags, message, tmp_path):
     proc = _run(script, *flags, f"--out={tmp_path / 'out'}")

@@ -33,8 +33,9 @@ import pyspiel
 
 from smmcts_spiel import checks
 from smmcts_spiel.nfsp.buffers import ReplayBuffer, ReservoirBuffer
-from smmcts_spiel.nfsp.networks import PolicyNet, legal_mask, masked_probabilities
-from smmcts_spiel.nfsp.policy import NetworkPolicy, state_tensor, tensor_size
+from smmcts_spiel.nfsp.networks import NumpyMLP, PolicyNet, legal_mask, legal_probabilities
+from smmcts_spiel.nfsp.policy import NetworkPolicy, tensor_reader, tensor_size
+from smmcts_spiel.search.selectors import sample_index
 
 
 @dataclass(frozen=True)
@@ -71,85 +72,120 @@ class ANFSPConfig:
 
 
 class _Acting:
-    """What an actor needs to play: the game, the networks' forward passes, its generator."""
+    """What an actor needs to play: the game, numpy copies of the networks, its generator."""
 
-    def __init__(self, config: ANFSPConfig, seed: int):
+    def __init__(self, config: ANFSPConfig, seed):
         self.config = config
         self.game = pyspiel.load_game(config.game)
         self.num_actions = self.game.num_distinct_actions()
+        self.tensor = tensor_reader(self.game)
         self.q_net = PolicyNet(config.hidden, self.num_actions)
         self.avg_net = PolicyNet(config.hidden, self.num_actions)
         self.rng = np.random.default_rng(seed)
-        q_net, avg_net = self.q_net, self.avg_net
-        self.q_values = jax.jit(lambda p, x: q_net.apply(p, x))
-        self.avg_probs = jax.jit(lambda p, x, m: masked_probabilities(avg_net.apply(p, x), m))
+        self.q = self.avg = None  # NumpyMLP copies of the parameters, set by ``set_params``
 
-    def play_episode(self, q_params, avg_params, epsilon: float):
-        """One self-play episode: (RL transitions, SL samples) of both players."""
-        best_response = self.rng.random(2) < self.config.eta
+    def set_params(self, q_params, avg_params) -> None:
+        """Play with these parameters from now on."""
+        self.q, self.avg = NumpyMLP(q_params), NumpyMLP(avg_params)
+
+    def play_episode(self, epsilon: float) -> tuple[list, list]:
+        """One self-play episode: its RL transitions and SL samples (lists of tuples)."""
+        rng = self.rng
+        best_response = rng.random(2) < self.config.eta
         state = self.game.new_initial_state()
         steps = ([], [])
         supervised = []
         while not state.is_terminal():
             if state.is_chance_node():
                 actions, probs = zip(*state.chance_outcomes())
-                state.apply_action(int(actions[self.rng.choice(len(actions), p=probs)]))
+                state.apply_action(actions[sample_index(probs, rng.random())])
                 continue
             player = state.current_player()
             legal = state.legal_actions()
-            x = state_tensor(state, player)
+            x = self.tensor(state, player)
             mask = legal_mask(legal, self.num_actions)
             if best_response[player]:
-                if self.rng.random() < epsilon:
-                    action = legal[self.rng.integers(len(legal))]
+                if rng.random() < epsilon:
+                    action = legal[rng.integers(len(legal))]
                 else:
-                    q = np.asarray(self.q_values(q_params, x[None])[0])
+                    q = self.q.logits(x)
                     action = legal[int(np.argmax(q[legal]))]
-                supervised.append((x, mask, np.int32(action)))
+                supervised.append((x, mask, action))
             else:
-                p = np.asarray(self.avg_probs(avg_params, x[None], mask[None])[0], np.float64)
-                action = int(self.rng.choice(self.num_actions, p=p / p.sum()))
+                p = legal_probabilities(self.avg.logits(x), legal)
+                action = legal[sample_index(p, rng.random())]
             steps[player].append((x, mask, action))
             state.apply_action(action)
         returns = state.returns()
         transitions = []
+        no_mask = np.zeros(self.num_actions, np.float32)
         for player, seq in enumerate(steps):
             for t, (x, _, action) in enumerate(seq):
                 if t + 1 < len(seq):
                     nx, nmask, _ = seq[t + 1]
-                    transitions.append((x, np.int32(action), np.float32(0), nx, nmask,
-                                        np.float32(0)))
+                    transitions.append((x, action, 0.0, nx, nmask, 0.0))
                 else:
-                    transitions.append((x, np.int32(action), np.float32(returns[player]),
-                                        np.zeros_like(x), np.zeros(self.num_actions, np.float32),
-                                        np.float32(1)))
+                    transitions.append((x, action, returns[player], np.zeros_like(x), no_mask,
+                                        1.0))
         return transitions, supervised
+
+    def play(self, episodes: int, actor: int, played: int) -> tuple[tuple, tuple]:
+        """``episodes`` episodes (the actor has ``played`` before): their transitions and
+        SL samples stacked field by field, as the memories store them."""
+        transitions, supervised = [], []
+        for k in range(episodes):
+            rl, sl = self.play_episode(self.epsilon(actor, played + k))
+            transitions += rl
+            supervised += sl
+        return _stack(transitions, _TRANSITION_TYPES), _stack(supervised, _SAMPLE_TYPES)
 
     def epsilon(self, actor: int, episodes: int) -> float:
         eps = self.config.epsilons[actor % len(self.config.epsilons)]
         return eps / np.sqrt(1.0 + episodes / self.config.epsilon_decay)
 
 
-def _actor_main(config: ANFSPConfig, actor: int, params_queue, out_queue, running, stop):
-    """An actor process: play with the newest parameters, send experience in batches."""
-    acting = _Acting(config, seed=config.seed + 1 + actor)
-    q_params, avg_params = params_queue.get()
-    episodes = 0
+#: dtypes of the fields of a transition (x, action, reward, next x, next legal mask, done)
+#: and of an SL sample (x, legal mask, action).
+_TRANSITION_TYPES = (np.float32, np.int32, np.float32, np.float32, np.float32, np.float32)
+_SAMPLE_TYPES = (np.float32, np.float32, np.int32)
+
+
+def _stack(items: list, dtypes: tuple) -> tuple:
+    """Items (tuples) as one array per field; ``()`` if there are none."""
+    if not items:
+        return ()
+    return tuple(np.asarray(field, dtype) for field, dtype in zip(zip(*items), dtypes))
+
+
+def _actor_main(config: ANFSPConfig, actor: int, episodes: int, params_queue, out_queue,
+                running, stop):
+    """An actor process: play with the newest parameters, send experience in batches
+    (with the CPU seconds spent on them). ``episodes``: how many it played before (its
+    exploration rate's decay continues from there after a checkpoint)."""
+    acting = _Acting(config, seed=[config.seed, 1 + actor, episodes])  # distinct streams
+    acting.set_params(*params_queue.get())
     while not stop.is_set():
         if not running.wait(timeout=0.2):
             continue
+        newest = None
         try:
             while True:
-                q_params, avg_params = params_queue.get_nowait()
+                newest = params_queue.get_nowait()
         except queue.Empty:
             pass
-        transitions, supervised = [], []
-        for _ in range(config.episodes_per_message):
-            rl, sl = acting.play_episode(q_params, avg_params, acting.epsilon(actor, episodes))
-            transitions += rl
-            supervised += sl
-            episodes += 1
-        out_queue.put((transitions, supervised, config.episodes_per_message))
+        if newest is not None:
+            acting.set_params(*newest)
+        n = config.episodes_per_message
+        cpu = time.process_time()
+        transitions, supervised = acting.play(n, actor, episodes)
+        episodes += n
+        message = (transitions, supervised, n, time.process_time() - cpu)
+        while not stop.is_set():  # a bounded queue: wait while the learner catches up
+            try:
+                out_queue.put(message, timeout=0.2)
+                break
+            except queue.Full:
+                pass
     out_queue.cancel_join_thread()  # exit even if the learner no longer reads
 
 
@@ -183,9 +219,11 @@ class ANFSP:
         self.episodes = 0
         self.steps = 0
         self.train_seconds = 0.0
+        self.cpu_seconds = 0.0  # of the learner and its actors, while training
         self._pending = 0  # transitions received since the last gradient step
         self._actors = []
         self._compile()
+        self.acting.set_params(self.q_params, self.avg_params)
 
     def _compile(self) -> None:
         q_net, avg_net = self.acting.q_net, self.acting.avg_net
@@ -218,12 +256,15 @@ class ANFSP:
 
     def _start_actors(self) -> None:
         ctx = mp.get_context("spawn")  # jax is not fork-safe
-        self._out = ctx.Queue()
+        # Bounded: an actor waits rather than pile up stale experience the learner cannot
+        # keep up with.
+        self._out = ctx.Queue(maxsize=4 * self.config.num_actors)
         self._running, self._stop = ctx.Event(), ctx.Event()
         for k in range(self.config.num_actors):
             params_queue = ctx.Queue()
             process = ctx.Process(target=_actor_main, daemon=True, args=(
-                self.config, k, params_queue, self._out, self._running, self._stop))
+                self.config, k, self.episodes // self.config.num_actors, params_queue,
+                self._out, self._running, self._stop))
             process.start()
             self._actors.append((process, params_queue))
         self._broadcast()
@@ -258,37 +299,48 @@ class ANFSP:
 
     # -- learning -----------------------------------------------------------------------
 
-    def _receive(self, transitions, supervised, episodes: int) -> None:
-        for t in transitions:
-            self.replay.add(t)
-        for s in supervised:
-            self.reservoir.add(s)
+    def _receive(self, transitions: tuple, supervised: tuple, episodes: int,
+                 actor_cpu_seconds: float = 0.0) -> None:
+        """Store experience (one array per field) and take the gradient steps it is owed."""
+        self.cpu_seconds += actor_cpu_seconds
+        if transitions:
+            self.replay.add_batch(transitions)
+            self._pending += len(transitions[0])
+        if supervised:
+            self.reservoir.add_batch(supervised)
         self.episodes += episodes
-        self._pending += len(transitions)
         cfg = self.config
+        stepped = False
         while self._pending >= cfg.learn_every:
             self._pending -= cfg.learn_every
-            self.learn()
+            stepped |= self.learn()
+        if stepped and not self._actors:
+            self.acting.set_params(self.q_params, self.avg_params)
 
-    def learn(self) -> None:
-        """One gradient step of each network once its memory holds enough data."""
+    def learn(self) -> bool:
+        """One gradient step of each network once its memory holds enough data; True if
+        a network changed."""
         cfg = self.config
+        changed = False
         if len(self.replay) >= cfg.min_buffer_size_to_learn:
             self.q_params, self.q_opt_state = self._q_update(
                 self.q_params, self.q_opt_state, self.target_params,
                 *self.replay.sample(cfg.batch_size))
+            changed = True
         if len(self.reservoir) >= cfg.min_buffer_size_to_learn:
             self.avg_params, self.avg_opt_state = self._avg_update(
                 self.avg_params, self.avg_opt_state, *self.reservoir.sample(cfg.batch_size))
+            changed = True
         self.steps += 1
         if self.steps % cfg.target_update_every == 0:
             self.target_params = self.q_params
         if self._actors and self.steps % cfg.sync_every == 0:
             self._broadcast()
+        return changed
 
     def train(self, seconds: float) -> None:
         """Self-play and learn for ``seconds`` of wall time (added to ``train_seconds``)."""
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         stop = start + seconds
         if self.config.num_actors and not self._actors:
             self._start_actors()
@@ -303,14 +355,31 @@ class ANFSP:
             self._running.clear()
         else:
             while time.perf_counter() < stop:
-                self.self_play(1)
+                self.self_play(self.config.episodes_per_message)
         self.train_seconds += time.perf_counter() - start
+        self.cpu_seconds += time.process_time() - cpu
 
     def self_play(self, episodes: int) -> None:
-        """``episodes`` episodes in this process, learning as they come (seeded NFSP)."""
+        """``episodes`` episodes in this process, learning as they come (seeded NFSP).
+
+        The experience is stored in batches, each just before the gradient step it
+        completes, so the memories hold at every step what they would hold had each
+        episode been stored as it ended (storing a batch costs about what storing one
+        episode does).
+        """
+        transitions, supervised, played = [], [], 0
         for _ in range(episodes):
-            epsilon = self.acting.epsilon(0, self.episodes)
-            self._receive(*self.acting.play_episode(self.q_params, self.avg_params, epsilon), 1)
+            rl, sl = self.acting.play_episode(self.acting.epsilon(0, self.episodes + played))
+            transitions += rl
+            supervised += sl
+            played += 1
+            if self._pending + len(transitions) >= self.config.learn_every:
+                self._receive(_stack(transitions, _TRANSITION_TYPES),
+                              _stack(supervised, _SAMPLE_TYPES), played)
+                transitions, supervised, played = [], [], 0
+        if played:
+            self._receive(_stack(transitions, _TRANSITION_TYPES),
+                          _stack(supervised, _SAMPLE_TYPES), played)
 
     def average_policy(self) -> NetworkPolicy:
         return NetworkPolicy(self.game, self.acting.avg_net.apply, self.avg_params)
@@ -318,7 +387,8 @@ class ANFSP:
     # -- checkpoints --------------------------------------------------------------------
 
     _SAVED = ("q_params", "target_params", "avg_params", "q_opt_state", "avg_opt_state")
-    _KEPT = ("replay", "reservoir", "rng", "episodes", "steps", "train_seconds", "_pending")
+    _KEPT = ("replay", "reservoir", "rng", "episodes", "steps", "train_seconds", "cpu_seconds",
+             "_pending")
 
     def save(self, path) -> None:
         """The learner's state (the actors restart from it on the next :meth:`train`)."""
@@ -337,4 +407,5 @@ class ANFSP:
         for k, v in saved["state"].items():
             setattr(run, k, v)
         run.acting.rng = run.replay.rng = run.reservoir.rng = run.rng
+        run.acting.set_params(run.q_params, run.avg_params)
         return run

@@ -3,8 +3,11 @@
 The reservoir keeps a uniform sample of every best-response action ever taken (Vitter's
 algorithm R), so supervised learning on it approximates the average of past best
 responses: the fictitious-play average. The best response learns from recent play only.
-Items are tuples of arrays; ``sample`` stacks them field by field. Both draw from the
-numpy generator they are given, so a seeded run is reproducible.
+
+An item is a tuple of fields (arrays or scalars of fixed shape); the memories store each
+field in one numpy array (grown by doubling up to the capacity), so that adding a batch
+and sampling one are array operations, not a stack of small arrays per item. Both draw
+from the numpy generator they are given, so a seeded run is reproducible.
 """
 
 from __future__ import annotations
@@ -20,35 +23,85 @@ class ReplayBuffer:
             raise ValueError(f"buffer capacity must be >= 1, got {capacity}")
         self.capacity = capacity
         self.rng = rng
-        self.items: list = []
+        self.size = 0
         self.added = 0
+        self._fields: list[np.ndarray] | None = None
 
     def __len__(self) -> int:
-        return len(self.items)
+        return self.size
+
+    def contents(self) -> tuple[np.ndarray, ...]:
+        """The stored items, one array per field (in storage order, not arrival order)."""
+        if self._fields is None:
+            return ()
+        return tuple(f[:self.size] for f in self._fields)
 
     def add(self, item) -> None:
-        if len(self.items) < self.capacity:
-            self.items.append(item)
-        else:
-            self.items[self.added % self.capacity] = item
-        self.added += 1
+        """Add one item (a tuple of fields)."""
+        self.add_batch(tuple(np.asarray(field)[None] for field in item))
+
+    def add_batch(self, fields) -> None:
+        """Add ``n`` items given as one array per field, each of leading dimension ``n``."""
+        fields = tuple(np.asarray(f) for f in fields)
+        n = len(fields[0])
+        if any(len(f) != n for f in fields):
+            raise ValueError(f"fields of different lengths: {[len(f) for f in fields]}")
+        if n:
+            self._store(fields, n)
+
+    def _store(self, fields, n: int) -> None:
+        if n > self.capacity:  # only the last ``capacity`` items stay
+            self.added += n - self.capacity
+            fields = tuple(f[-self.capacity:] for f in fields)
+            n = self.capacity
+        slots = (self.added + np.arange(n)) % self.capacity
+        self._reserve(fields, min(self.capacity, self.size + n))
+        for store, f in zip(self._fields, fields):
+            store[slots] = f
+        self.size = min(self.capacity, self.size + n)
+        self.added += n
+
+    def _reserve(self, fields, size: int) -> None:
+        """Storage for at least ``size`` items (doubling, at most ``capacity``)."""
+        if self._fields is None:
+            self._fields = [np.empty((0,) + f.shape[1:], f.dtype) for f in fields]
+        have = len(self._fields[0])
+        if size > have:
+            grown = min(self.capacity, max(size, 2 * have, 1024))
+            for k, store in enumerate(self._fields):
+                bigger = np.empty((grown,) + store.shape[1:], store.dtype)
+                bigger[:have] = store
+                self._fields[k] = bigger
 
     def sample(self, batch_size: int) -> tuple[np.ndarray, ...]:
-        """``batch_size`` items drawn uniformly with replacement, stacked per field."""
-        if not self.items:
+        """``batch_size`` items drawn uniformly with replacement, one array per field."""
+        if not self.size:
             raise ValueError("cannot sample from an empty buffer")
-        picks = self.rng.integers(len(self.items), size=batch_size)
-        return tuple(np.stack(field) for field in zip(*(self.items[i] for i in picks)))
+        picks = self.rng.integers(self.size, size=batch_size)
+        return tuple(f[picks] for f in self._fields)
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state["_fields"] = None if self._fields is None else [f[:self.size].copy()
+                                                              for f in self._fields]
+        return state
 
 
 class ReservoirBuffer(ReplayBuffer):
     """A uniform sample of size ``capacity`` of every item ever added (reservoir sampling)."""
 
-    def add(self, item) -> None:
-        if len(self.items) < self.capacity:
-            self.items.append(item)
-        else:
-            slot = self.rng.integers(self.added + 1)
-            if slot < self.capacity:
-                self.items[slot] = item
-        self.added += 1
+    def _store(self, fields, n: int) -> None:
+        free = min(n, self.capacity - self.size)
+        if free:  # the first items fill the free slots
+            self._reserve(fields, self.size + free)
+            for store, f in zip(self._fields, fields):
+                store[self.size:self.size + free] = f[:free]
+            self.size += free
+            self.added += free
+        if free < n:  # the (added + 1)-th item takes a random slot w.p. capacity / (added + 1)
+            rest = n - free
+            slots = self.rng.integers(0, self.added + 1 + np.arange(rest))
+            for i in np.flatnonzero(slots < self.capacity):  # in order: a later item wins
+                for store, f in zip(self._fields, fields):
+                    store[slots[i]] = f[free + i]
+            self.added += rest

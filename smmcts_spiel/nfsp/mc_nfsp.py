@@ -1,13 +1,20 @@
 """MC-NFSP self-play: an MCTS best response, a supervised average policy, mixed by ``eta``.
 
 Algorithm 1 of Zhang et al. (2019). At the start of every episode each player picks its
-mode: with probability ``eta`` it plays best responses (every move a PUCT search,
-:func:`smmcts_spiel.nfsp.mcts.search`, against the opponent's average policy), otherwise
-its average policy. Best-response moves store ``(s, pi)`` (``pi`` the search's visit
-frequencies) in the replay memory, completed with the episode's outcome ``z`` for the
-mover, and ``(s, a)`` in the reservoir. Every ``learn_every`` episodes the best-response
+mode: with probability ``eta`` it plays best responses (every move a PUCT search against
+the opponent's average policy: :func:`smmcts_spiel.nfsp.mcts.search` over states in a
+game with perfect information, :func:`~smmcts_spiel.nfsp.mcts.search_information_set` over
+the player's information sets and worlds drawn from its belief otherwise), else its
+average policy. The networks see the mover's information-state tensor (observation tensor
+in a game with perfect information); returns are scaled to the value head's [-1, 1].
+Best-response moves store ``(s, pi)`` (``pi`` the search's visit frequencies) in the
+replay memory, completed with the episode's outcome ``z`` for the mover, and ``(s, a)``
+in the reservoir. Every ``learn_every`` episodes the best-response
 network is fitted to ``(pi, z)`` (cross-entropy + squared error) and the average network
-to the reservoir's actions (cross-entropy). Both players share both networks.
+to the reservoir's actions (cross-entropy). Both players share both networks. Acting and
+searching use numpy copies of the networks (:class:`~smmcts_spiel.nfsp.networks.NumpyMLP`,
+refreshed after every training step; in a game with information states the answers are
+kept per information state until then), JAX does the learning.
 
 :class:`MCNFSP` is resumable: :meth:`MCNFSP.save` pickles the networks, optimiser
 states, memories, generators and counters; :meth:`MCNFSP.load` continues exactly there.
@@ -29,8 +36,15 @@ import pyspiel
 from smmcts_spiel import checks
 from smmcts_spiel.nfsp import mcts
 from smmcts_spiel.nfsp.buffers import ReplayBuffer, ReservoirBuffer
-from smmcts_spiel.nfsp.networks import PolicyNet, PolicyValueNet, legal_mask, masked_probabilities
-from smmcts_spiel.nfsp.policy import NetworkPolicy, state_tensor, tensor_size
+from smmcts_spiel.nfsp.networks import (
+    NumpyMLP,
+    PolicyNet,
+    PolicyValueNet,
+    legal_mask,
+    legal_probabilities,
+)
+from smmcts_spiel.nfsp.policy import NetworkPolicy, tensor_reader, tensor_size
+from smmcts_spiel.search.selectors import sample_index
 
 
 @dataclass(frozen=True)
@@ -68,8 +82,21 @@ class MCNFSP:
     def __init__(self, config: Config):
         self.config = config
         self.game = pyspiel.load_game(config.game)
+        game_type = self.game.get_type()
+        self.perfect_information = (
+            game_type.information == pyspiel.GameType.Information.PERFECT_INFORMATION)
         checks.check_game(self.game, "MC-NFSP", sequential_only=True,
-                          hint="MC-NFSP searches the true state; for poker use ANFSP / NFSP")
+                          perfect_information=False,
+                          information_states=not self.perfect_information)
+        if self.perfect_information and (
+                game_type.chance_mode != pyspiel.GameType.ChanceMode.DETERMINISTIC):
+            raise ValueError(f"MC-NFSP searches states of a game with perfect information "
+                             f"only without chance; {game_type.short_name!r} has chance nodes")
+        if not self.perfect_information and not game_type.provides_information_state_tensor:
+            raise ValueError(f"MC-NFSP needs information-state tensors in a game with "
+                             f"imperfect information; {game_type.short_name!r} has none")
+        self.scale = mcts.utility_scale(self.game)
+        self._tensor = tensor_reader(self.game)
         n = self.num_actions = self.game.num_distinct_actions()
         self.rng = np.random.default_rng(config.seed)
         x = jnp.zeros((1, tensor_size(self.game)))
@@ -86,21 +113,14 @@ class MCNFSP:
         self.reservoir = ReservoirBuffer(config.reservoir_capacity, self.rng)
         self.episodes = 0
         self.train_seconds = 0.0
+        self.cpu_seconds = 0.0
         self._compile()
+        self._refresh()
 
     # -- networks -----------------------------------------------------------------------
 
     def _compile(self) -> None:
         br_net, avg_net = self.br_net, self.avg_net
-
-        @jax.jit
-        def br_eval(params, x, mask):
-            logits, value = br_net.apply(params, x)
-            return masked_probabilities(logits, mask), value
-
-        @jax.jit
-        def avg_eval(params, x, mask):
-            return masked_probabilities(avg_net.apply(params, x), mask)
 
         def br_loss(params, x, mask, pi, z):
             logits, value = br_net.apply(params, x)
@@ -120,25 +140,65 @@ class MCNFSP:
                 return optax.apply_updates(params, updates), opt_state, value
             return update
 
-        self._br_eval, self._avg_eval = br_eval, avg_eval
         self._br_update = step(self.br_opt, br_loss)
         self._avg_update = step(self.avg_opt, avg_loss)
 
+    def _refresh(self) -> None:
+        """Numpy copies of the current parameters for acting; forget the old answers."""
+        self._br = NumpyMLP(self.br_params, heads=2)
+        self._avg = NumpyMLP(self.avg_params)
+        self._answers: dict = {}
+
+    def _key(self, state: pyspiel.State, net: str):
+        """Where the answer of ``net`` at ``state`` is kept (None: not kept)."""
+        if self.perfect_information:
+            return None
+        player = state.current_player()
+        return net, player, state.information_state_string(player)
+
     def _inputs(self, state: pyspiel.State):
         player = state.current_player()
-        return (state_tensor(state, player)[None],
+        return (self._tensor(state, player)[None],
                 legal_mask(state.legal_actions(), self.num_actions)[None])
 
+    def _over_all_actions(self, logits: np.ndarray, state: pyspiel.State) -> np.ndarray:
+        legal = state.legal_actions()
+        probs = np.zeros(self.num_actions)
+        probs[legal] = legal_probabilities(logits, legal)
+        return probs
+
     def best_response(self, state: pyspiel.State) -> tuple[np.ndarray, float]:
-        probs, value = self._br_eval(self.br_params, *self._inputs(state))
-        return np.asarray(probs[0], np.float64), float(value[0])
+        key = self._key(state, "br")
+        answer = self._answers.get(key) if key else None
+        if answer is None:
+            logits, value = self._br.logits_and_value(self._tensor(state, state.current_player()))
+            answer = self._over_all_actions(logits, state), float(value)
+            if key:
+                self._answers[key] = answer
+        return answer
 
     def average(self, state: pyspiel.State) -> np.ndarray:
-        return np.asarray(self._avg_eval(self.avg_params, *self._inputs(state))[0], np.float64)
+        key = self._key(state, "avg")
+        answer = self._answers.get(key) if key else None
+        if answer is None:
+            answer = self._over_all_actions(
+                self._avg.logits(self._tensor(state, state.current_player())), state)
+            if key:
+                self._answers[key] = answer
+        return answer
 
     def average_policy(self) -> NetworkPolicy:
         """The average strategy (the output of fictitious play) as an OpenSpiel policy."""
         return NetworkPolicy(self.game, self.avg_net.apply, self.avg_params)
+
+    def search(self, state: pyspiel.State) -> np.ndarray:
+        """The best-response search's visit frequencies at ``state`` (for its mover)."""
+        cfg = self.config
+        if self.perfect_information:
+            return mcts.search(state, self, cfg.num_simulations, cfg.c_puct, self.rng)
+        worlds = mcts.information_set_worlds(self.game, state, self, self.rng)
+        return mcts.search_information_set(state, self, cfg.num_simulations, cfg.c_puct,
+                                           self.rng, worlds)
 
     # -- self-play ----------------------------------------------------------------------
 
@@ -149,10 +209,14 @@ class MCNFSP:
         state = self.game.new_initial_state()
         pending = []  # (player, x, mask, pi) waiting for the outcome
         while not state.is_terminal():
+            if state.is_chance_node():
+                actions, probs = zip(*state.chance_outcomes())
+                state.apply_action(actions[sample_index(probs, self.rng.random())])
+                continue
             player = state.current_player()
             x, mask = self._inputs(state)
             if best_response[player]:
-                pi = mcts.search(state, self, cfg.num_simulations, cfg.c_puct, self.rng)
+                pi = self.search(state)
                 action = int(self.rng.choice(self.num_actions, p=pi))
                 pending.append((player, x[0], mask[0], pi.astype(np.float32)))
                 self.reservoir.add((x[0], mask[0], np.int32(action)))
@@ -162,7 +226,7 @@ class MCNFSP:
             state.apply_action(action)
         returns = state.returns()
         for player, x, mask, pi in pending:
-            self.replay.add((x, mask, pi, np.float32(returns[player])))
+            self.replay.add((x, mask, pi, np.float32(returns[player] / self.scale)))
         self.episodes += 1
 
     def learn(self) -> None:
@@ -174,16 +238,20 @@ class MCNFSP:
         if len(self.reservoir):
             self.avg_params, self.avg_opt_state, _ = self._avg_update(
                 self.avg_params, self.avg_opt_state, *self.reservoir.sample(b))
+        if len(self.replay) or len(self.reservoir):
+            self._refresh()
 
     def train(self, seconds: float) -> None:
         """Self-play and learn for ``seconds`` of wall time (added to ``train_seconds``)."""
         stop = time.perf_counter() + seconds
         start = time.perf_counter()
+        cpu = time.process_time()
         while time.perf_counter() < stop:
             self.play_episode()
             if self.episodes % self.config.learn_every == 0:
                 self.learn()
         self.train_seconds += time.perf_counter() - start
+        self.cpu_seconds += time.process_time() - cpu
 
     # -- checkpoints --------------------------------------------------------------------
 
@@ -192,7 +260,7 @@ class MCNFSP:
         state = {k: jax.tree_util.tree_map(np.asarray, getattr(self, k)) for k in (
             "br_params", "avg_params", "br_opt_state", "avg_opt_state")}
         state.update({k: getattr(self, k) for k in (
-            "replay", "reservoir", "rng", "episodes", "train_seconds")})
+            "replay", "reservoir", "rng", "episodes", "train_seconds", "cpu_seconds")})
         with open(path, "wb") as f:
             pickle.dump({"config": dataclasses.asdict(self.config), "state": state}, f)
 
@@ -205,4 +273,5 @@ class MCNFSP:
         for k, v in saved["state"].items():
             setattr(run, k, v)
         run.replay.rng = run.reservoir.rng = run.rng
+        run._refresh()
         return run

@@ -53,3 +53,42 @@ def legal_mask(legal_actions: Sequence[int], num_actions: int) -> np.ndarray:
     mask = np.zeros(num_actions, np.float32)
     mask[list(legal_actions)] = 1.0
     return mask
+
+
+class NumpyMLP:
+    """A forward pass of :class:`PolicyNet` / :class:`PolicyValueNet` in numpy.
+
+    Acting asks the networks about one state at a time; for these small MLPs a jitted JAX
+    call costs about 10 times the arithmetic (dispatch, device arrays), so actors and
+    searches use this copy of the parameters and JAX does the learning. ``heads`` is the
+    number of output layers after the hidden ones: 1 (logits) or 2 (logits, value).
+    """
+
+    def __init__(self, params, heads: int = 1):
+        layers = params["params"]
+        dense = [layers[f"Dense_{i}"] for i in range(len(layers))]
+        weights = [(np.asarray(d["kernel"], np.float32), np.asarray(d["bias"], np.float32))
+                   for d in dense]
+        self.hidden, self.heads = weights[:-heads], weights[-heads:]
+
+    def _features(self, x: np.ndarray) -> np.ndarray:
+        for kernel, bias in self.hidden:
+            x = np.maximum(x @ kernel + bias, 0.0)
+        return x
+
+    def logits(self, x: np.ndarray) -> np.ndarray:
+        kernel, bias = self.heads[0]
+        return self._features(x) @ kernel + bias
+
+    def logits_and_value(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        h = self._features(x)
+        (pk, pb), (vk, vb) = self.heads
+        return h @ pk + pb, np.tanh(h @ vk + vb)[..., 0]
+
+
+def legal_probabilities(logits: np.ndarray, legal) -> np.ndarray:
+    """:func:`masked_probabilities` of one state in numpy: the softmax of ``logits`` over
+    the ``legal`` actions, in their order (float64)."""
+    z = logits[legal].astype(np.float64)
+    z = np.exp(z - z.max())
+    return z / z.sum()

@@ -61,6 +61,7 @@ class OpenSpielNFSP:
             for p in range(2)]
         self.episodes = 0
         self.train_seconds = 0.0
+        self.cpu_seconds = 0.0
 
     def play_episode(self) -> None:
         time_step = self.env.reset()
@@ -74,9 +75,11 @@ class OpenSpielNFSP:
     def train(self, seconds: float) -> None:
         stop = time.perf_counter() + seconds
         start = time.perf_counter()
+        cpu = time.process_time()
         while time.perf_counter() < stop:
             self.play_episode()
         self.train_seconds += time.perf_counter() - start
+        self.cpu_seconds += time.process_time() - cpu
 
     def average_policy(self) -> policy_lib.Policy:
         return _AveragePolicies(self.game, self.agents)

@@ -16,9 +16,16 @@ from smmcts_spiel.nfsp.networks import legal_mask, masked_probabilities
 def state_tensor(state: pyspiel.State, player: int) -> np.ndarray:
     """The network input of ``player`` at ``state``: information-state tensor if the game has
     one (poker), else the observation tensor (perfect-information boards)."""
-    if state.get_game().get_type().provides_information_state_tensor:
-        return np.asarray(state.information_state_tensor(player), np.float32)
-    return np.asarray(state.observation_tensor(player), np.float32)
+    return tensor_reader(state.get_game())(state, player)
+
+
+def tensor_reader(game: pyspiel.Game) -> Callable[[pyspiel.State, int], np.ndarray]:
+    """:func:`state_tensor` for the states of ``game``, with the game's type looked up once
+    (self-play asks for millions of tensors)."""
+    if game.get_type().provides_information_state_tensor:
+        return lambda state, player: np.asarray(state.information_state_tensor(player),
+                                                np.float32)
+    return lambda state, player: np.asarray(state.observation_tensor(player), np.float32)
 
 
 def tensor_size(game: pyspiel.Game) -> int:

@@ -1,20 +1,26 @@
-"""Exploitability vs wall time on Kuhn / Leduc poker: ANFSP, NFSP, OpenSpiel's JAX NFSP.
+"""Exploitability vs wall time on Kuhn / Leduc poker: ANFSP, NFSP, MC-NFSP, OpenSpiel's NFSP.
 
 * ``anfsp``: :class:`smmcts_spiel.nfsp.anfsp.ANFSP` with --num_actors actor processes;
 * ``own_nfsp``: the same code with no actors (synchronous NFSP in one process);
+* ``mc_nfsp``: :class:`smmcts_spiel.nfsp.mc_nfsp.MCNFSP`, the PUCT best response searching
+  worlds drawn from the player's information set;
 * ``openspiel_nfsp``: OpenSpiel's ``open_spiel.python.jax.nfsp`` (kuhn_nfsp.py's settings).
 
 Each trains for --budget seconds of wall time, in alternating rounds of --eval_every
 seconds (so all see the same load); after each round OpenSpiel's exact exploitability
 (NashConv / 2, OpenSpiel's ``exploitability.exploitability``) of the average policy is
-recorded. Anchors: OpenSpiel JAX NFSP on Kuhn 0.107 at 650K episodes; Heinrich and Silver's
-NFSP on Leduc 0.1 after about 5 hours.
+recorded, with the CPU seconds the learner's processes used. Anchors: OpenSpiel JAX NFSP
+on Kuhn 0.107 at 650K episodes; Heinrich and Silver's NFSP on Leduc 0.1 after about 5 hours.
 
-  nice -n 10 python scripts/anfsp_poker.py --game=kuhn_poker --budget=240 --eval_every=20
-  python scripts/anfsp_poker.py --game=leduc_poker --budget=18000 --eval_every=600
+  python scripts/nfsp_poker.py --game=kuhn_poker --budget=240 --eval_every=20
+  python scripts/nfsp_poker.py --game=leduc_poker --algorithms=anfsp,own_nfsp \\
+      --budget=1200 --eval_every=60 --out=docs/figures/anfsp_leduc_poker
+  python scripts/nfsp_poker.py ... --budget=2400 --resume      # 20 more minutes each
 
-Writes <out>.csv (algorithm, seed, train_seconds, episodes, e1, e2, nash_conv), <out>.png
-and <out>.json (parameters).
+Writes <out>.csv (algorithm, seed, train_seconds, cpu_seconds, episodes, e1, e2,
+nash_conv), <out>.png and <out>.json (parameters of every invocation). After every round
+each learner but OpenSpiel's is checkpointed (--checkpoint_dir, git-ignored results/);
+--resume continues them to the new --budget and appends to the CSV.
 """
 
 from __future__ import annotations
@@ -30,21 +36,30 @@ from open_spiel.python.algorithms import exploitability
 from smmcts_spiel.experiments import cli
 from smmcts_spiel.nfsp import race
 from smmcts_spiel.nfsp.anfsp import ANFSP, ANFSPConfig
+from smmcts_spiel.nfsp.mc_nfsp import MCNFSP, Config
 from smmcts_spiel.nfsp.openspiel_nfsp import NFSPConfig, OpenSpielNFSP
 
-ALGORITHMS = ("anfsp", "own_nfsp", "openspiel_nfsp")
+ALGORITHMS = ("anfsp", "own_nfsp", "mc_nfsp", "openspiel_nfsp")
 ANCHORS = {"kuhn_poker": {"OpenSpiel JAX NFSP, 650K episodes": 0.107},
            "leduc_poker": {"Heinrich & Silver NFSP, ~5 h": 0.1}}
 
 _GAME = flags.DEFINE_string("game", "kuhn_poker", "kuhn_poker or leduc_poker (or another "
                             "two-player zero-sum game with information-state tensors).")
-_BUDGET = flags.DEFINE_float("budget", 240.0, "Training seconds per algorithm.", lower_bound=1)
+_BUDGET = flags.DEFINE_float("budget", 240.0, "Training seconds per algorithm (in total, "
+                             "with --resume).", lower_bound=1)
 _EVAL_EVERY = flags.DEFINE_float("eval_every", 20.0, "Training seconds between evaluations.",
                                  lower_bound=1)
-_ALGORITHMS = flags.DEFINE_list("algorithms", list(ALGORITHMS), ", ".join(ALGORITHMS))
+_ALGORITHMS = flags.DEFINE_list("algorithms", ["anfsp", "own_nfsp", "openspiel_nfsp"],
+                                ", ".join(ALGORITHMS))
 _NUM_ACTORS = flags.DEFINE_integer("num_actors", 2, "ANFSP's actor processes.", lower_bound=1)
+_SIMULATIONS = flags.DEFINE_integer("num_simulations", 32, "MC-NFSP's simulations per move.",
+                                    lower_bound=1)
 _SEED = flags.DEFINE_integer("seed", 0, "Seed of every learner.")
 _OUT = flags.DEFINE_string("out", None, "Output path prefix [docs/figures/anfsp_<game>].")
+_RESUME = flags.DEFINE_bool("resume", False, "Continue the learners from their checkpoints "
+                            "and append to <out>.csv.")
+_CHECKPOINT_DIR = flags.DEFINE_string("checkpoint_dir", "results/nfsp", "Where checkpoints "
+                                      "go: <dir>/<out's name>_<algorithm>.pkl.")
 
 
 @dataclass(frozen=True)
@@ -59,10 +74,24 @@ class _Exploitability:
         return self.e1 + self.e2
 
 
+def _new_learner(name: str):
+    game, seed = _GAME.value, _SEED.value
+    if name == "openspiel_nfsp":
+        return OpenSpielNFSP(NFSPConfig(game=game, hidden=(128,), seed=seed))
+    if name == "mc_nfsp":
+        return MCNFSP(Config(game=game, hidden=(128,), num_simulations=_SIMULATIONS.value,
+                             seed=seed))
+    return ANFSP(ANFSPConfig(game=game, seed=seed,
+                             num_actors=_NUM_ACTORS.value if name == "anfsp" else 0))
+
+
 def main(argv):
     unknown = set(_ALGORITHMS.value) - set(ALGORITHMS)
     if unknown or not _ALGORITHMS.value:
         raise app.UsageError(f"--algorithms: use {', '.join(ALGORITHMS)}; got {_ALGORITHMS.value}")
+    if _RESUME.value and "openspiel_nfsp" in _ALGORITHMS.value:
+        raise app.UsageError("--resume: OpenSpiel's NFSP is not checkpointed; leave "
+                             "openspiel_nfsp out of --algorithms")
     try:
         game = pyspiel.load_game(_GAME.value)
         ANFSPConfig(game=_GAME.value, num_actors=_NUM_ACTORS.value)
@@ -71,29 +100,41 @@ def main(argv):
         raise app.UsageError(f"--game={_GAME.value!r}: {e}") from None
     out = _OUT.value or f"docs/figures/anfsp_{game.get_type().short_name}"
     os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
+    os.makedirs(_CHECKPOINT_DIR.value, exist_ok=True)
+
+    def checkpoint(name):
+        return os.path.join(_CHECKPOINT_DIR.value, f"{os.path.basename(out)}_{name}.pkl")
+
     learners = {}
     for name in _ALGORITHMS.value:
-        if name == "openspiel_nfsp":
-            learners[name] = OpenSpielNFSP(NFSPConfig(game=_GAME.value, hidden=(128,),
-                                                      seed=_SEED.value))
+        if _RESUME.value:
+            if not os.path.exists(checkpoint(name)):
+                raise app.UsageError(f"--resume: no checkpoint {checkpoint(name)}")
+            learners[name] = (MCNFSP if name == "mc_nfsp" else ANFSP).load(checkpoint(name))
         else:
-            learners[name] = ANFSP(ANFSPConfig(
-                game=_GAME.value, seed=_SEED.value,
-                num_actors=_NUM_ACTORS.value if name == "anfsp" else 0))
+            learners[name] = _new_learner(name)
     params = {flag.name: flag.value for flag in (_GAME, _BUDGET, _EVAL_EVERY, _ALGORITHMS,
-                                                 _NUM_ACTORS, _SEED)}
+                                                 _NUM_ACTORS, _SIMULATIONS, _SEED, _RESUME)}
     params["configs"] = {name: repr(run.config) for name, run in learners.items()}
+    invocations = []
+    if _RESUME.value and os.path.exists(f"{out}.json"):
+        with open(f"{out}.json") as f:
+            invocations = json.load(f).get("invocations", [])
     with open(f"{out}.json", "w") as f:
-        json.dump(params, f, indent=1)
+        json.dump({"invocations": invocations + [params]}, f, indent=1)
 
     def evaluate(policy):
         conv = exploitability.nash_conv(game, policy, return_only_nash_conv=False)
         gains = conv.player_improvements  # gains[p]: what player p wins by best-responding
         return _Exploitability(e1=float(gains[1]), e2=float(gains[0]))
 
+    def save(name, run):
+        if name != "openspiel_nfsp":
+            run.save(checkpoint(name))
+
     try:
         race.race(learners, _BUDGET.value, _EVAL_EVERY.value, evaluate, f"{out}.csv",
-                  _SEED.value)
+                  _SEED.value, save, append=_RESUME.value)
     finally:
         for run in learners.values():
             if isinstance(run, ANFSP):

@@ -1,0 +1,126 @@
+"""Where NFSP's time goes, and how many episodes per second ANFSP's actors add.
+
+Part 1, the profile (CPU microseconds, this process, after a warm-up that starts learning):
+acting per episode (numpy networks), and for comparison one jitted JAX forward pass per
+state, as the actors did before; one learning step (both networks, then the numpy copies);
+storing an episode; OpenSpiel's JAX NFSP's episode (its own loop). Part 2, throughput:
+NFSP (``ANFSP`` without actors) and ANFSP with --num_actors actor processes, each for
+--seconds of wall time: episodes per second, CPU seconds of all their processes, episodes
+per CPU second (the cost of the parallelism: messages, a learner process), and the
+speed-up over NFSP. On a machine with C free cores the speed-up is bounded by C times
+ANFSP's episodes per CPU second over NFSP's.
+
+  /work/bin/measure --cores 2 python scripts/bench_nfsp.py --game=leduc_poker --seconds=60
+
+Prints a table; --out writes it as JSON too.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+import jax
+import numpy as np
+from absl import app, flags
+
+from smmcts_spiel.experiments import cli
+from smmcts_spiel.nfsp.anfsp import ANFSP, ANFSPConfig
+from smmcts_spiel.nfsp.openspiel_nfsp import NFSPConfig, OpenSpielNFSP
+from smmcts_spiel.nfsp.policy import state_tensor
+
+_GAME = flags.DEFINE_string("game", "leduc_poker", "A poker game (information-state tensors).")
+_SECONDS = flags.DEFINE_float("seconds", 30.0, "Wall time of each throughput run.",
+                              lower_bound=1)
+_NUM_ACTORS = flags.DEFINE_list("num_actors", ["1", "2"], "ANFSP's actor counts to run.")
+_OUT = flags.DEFINE_string("out", None, "Also write the results as JSON here.")
+
+
+def _cpu_us(f, n: int) -> float:
+    """CPU microseconds per call of ``f`` (process time: all threads of this process)."""
+    start = time.process_time()
+    for _ in range(n):
+        f()
+    return (time.process_time() - start) / n * 1e6
+
+
+def profile(game: str) -> dict:
+    run = ANFSP(ANFSPConfig(game=game, num_actors=0, seed=0))
+    while len(run.reservoir) < 2 * run.config.min_buffer_size_to_learn:
+        run.self_play(1000)  # both networks learning
+    acting = run.acting
+    rl, sl = acting.play(1000, 0, run.episodes)
+    transitions = len(rl[0]) / 1000
+    state = acting.game.new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.legal_actions()[0])
+    forward = jax.jit(lambda p, x: acting.avg_net.apply(p, x))
+    x = state_tensor(state, state.current_player())[None]
+    np.asarray(forward(run.avg_params, x))
+
+    def learn():
+        run.learn()
+        acting.set_params(run.q_params, run.avg_params)
+
+    def store():
+        run.replay.add_batch(rl)
+        run.reservoir.add_batch(sl)
+
+    theirs = OpenSpielNFSP(NFSPConfig(game=game, hidden=run.config.hidden, seed=0))
+    result = {
+        "transitions_per_episode": transitions,
+        "acting_us_per_episode": _cpu_us(lambda: acting.play(1, 0, run.episodes), 3000),
+        "numpy_forward_us": _cpu_us(lambda: acting.avg.logits(x[0]), 3000),
+        "jax_forward_us": _cpu_us(lambda: np.asarray(forward(run.avg_params, x)[0]), 3000),
+        "learn_step_us": _cpu_us(learn, 500),
+        "store_us_per_episode": _cpu_us(store, 50) / 1000,
+        "openspiel_nfsp_us_per_episode": _cpu_us(theirs.play_episode, 300),
+    }
+    steps = transitions / run.config.learn_every
+    result["learning_us_per_episode"] = steps * result["learn_step_us"]
+    result["nfsp_predicted_us_per_episode"] = (result["acting_us_per_episode"]
+                                               + result["learning_us_per_episode"]
+                                               + result["store_us_per_episode"])
+    return result
+
+
+def throughput(game: str, num_actors: int, seconds: float) -> dict:
+    with ANFSP(ANFSPConfig(game=game, num_actors=num_actors, seed=0)) as run:
+        while run.steps < 100:  # warm-up: actors started, learning under way
+            run.train(2.0)
+        episodes, wall, cpu = run.episodes, run.train_seconds, run.cpu_seconds
+        run.train(seconds)
+        episodes, wall, cpu = (run.episodes - episodes, run.train_seconds - wall,
+                               run.cpu_seconds - cpu)
+    return {"num_actors": num_actors, "episodes_per_second": episodes / wall,
+            "cpu_seconds_per_second": cpu / wall, "episodes_per_cpu_second": episodes / cpu}
+
+
+def main(argv):
+    try:
+        actor_counts = [int(k) for k in _NUM_ACTORS.value]
+    except ValueError:
+        raise app.UsageError(f"--num_actors: integers, got {_NUM_ACTORS.value}") from None
+    if any(k < 1 for k in actor_counts):
+        raise app.UsageError(f"--num_actors: at least 1, got {actor_counts}")
+    result = {"game": _GAME.value, "profile": profile(_GAME.value)}
+    print(f"profile on {_GAME.value} (CPU microseconds):")
+    for name, value in result["profile"].items():
+        print(f"  {name:34s} {value:10.1f}")
+    runs = [throughput(_GAME.value, k, _SECONDS.value) for k in [0] + actor_counts]
+    nfsp = runs[0]
+    print(f"throughput, {_SECONDS.value:g} s each:")
+    print("  actors  episodes/s  CPU s/s  episodes/CPU s  speed-up")
+    for r in runs:
+        r["speed_up"] = r["episodes_per_second"] / nfsp["episodes_per_second"]
+        print(f"  {r['num_actors']:6d}  {r['episodes_per_second']:10.0f}  "
+              f"{r['cpu_seconds_per_second']:7.2f}  {r['episodes_per_cpu_second']:14.0f}  "
+              f"{r['speed_up']:8.2f}")
+    result["throughput"] = runs
+    if _OUT.value:
+        with open(_OUT.value, "w") as f:
+            json.dump(result, f, indent=1)
+
+
+if __name__ == "__main__":
+    cli.run(main)
