@@ -8,7 +8,7 @@ import pyspiel
 
 from smmcts_spiel.bots.search_bot import SearchBot
 from smmcts_spiel.search import information_sets
-from smmcts_spiel.search.oos import OutcomeSampling
+from smmcts_spiel.search.oos_kernel import outcome_sampling
 from smmcts_spiel.search.selectors import sample_index
 
 
@@ -29,14 +29,19 @@ class OOSBot(SearchBot):
       delta: probability that an iteration targets the current information set.
       epsilon: the update player's exploration.
       seed: seeds the search and the move sampling.
+      engine: "kernel" runs whole iterations compiled on the game's information kernel
+        (:mod:`smmcts_spiel.games.kernels.information`: kuhn_poker, leduc_poker,
+        goofspiel(imp_info=True) up to 8 cards, phantom_ttt), "generic" searches pyspiel
+        states (any game), "auto" (default) the kernel when the game has one. Both build
+        the same tables from the same seed.
     """
 
     def __init__(self, game: pyspiel.Game, player_id: int, iterations: int | None = 1000,
                  time_limit: float | None = None, delta: float = 0.9, epsilon: float = 0.6,
-                 seed: int | None = None):
+                 seed: int | None = None, engine: str = "auto"):
         super().__init__(game, player_id, iterations, time_limit, seed)
-        self._search = OutcomeSampling(game, delta=delta, epsilon=epsilon,
-                                       seed=self._rng.getrandbits(63))
+        self._search = outcome_sampling(game, delta=delta, epsilon=epsilon,
+                                        seed=self._rng.getrandbits(63), engine=engine)
 
     def step_with_policy(self, state: pyspiel.State):
         """Search, then return (average strategy as (action, p) pairs, sampled action)."""
@@ -44,8 +49,7 @@ class OOSBot(SearchBot):
         self.check_state(state)
         decision = information_sets.decision_state(self._search.search_game, state,
                                                    self.player_id)
-        self._search.set_target(information_sets.information_set(
-            self._search.search_game, decision, self.player_id))
+        self._search.target(decision, self.player_id)
         time_left = (None if self.time_limit is None
                      else max(self.time_limit - (time.perf_counter() - start), 1e-9))
         self._search.run(self.iterations, time_left)

@@ -31,15 +31,26 @@ not see player 1's action).
 
 from __future__ import annotations
 
-import random
 import time
 
+import numpy as np
 import pyspiel
 from open_spiel.python import policy as policy_lib
 
 from smmcts_spiel import checks
 from smmcts_spiel.search import information_sets
 from smmcts_spiel.search.selectors import regret_matching_probabilities, sample_index
+
+
+def check_parameters(game: pyspiel.Game, delta: float, epsilon: float):
+    """(searched game, delta, epsilon) after checking them, or a ValueError naming the fix."""
+    search_game = information_sets.check_sequential_search_game(game, "OOS")
+    delta = checks.check_probability(delta, "delta", below_one=True)
+    epsilon = checks.check_probability(epsilon, "epsilon")
+    if epsilon == 0.0:
+        raise ValueError("epsilon must be > 0: the update player has to explore every "
+                         "action for the regrets to converge")
+    return search_game, delta, epsilon
 
 
 class InfoSetNode:
@@ -78,13 +89,8 @@ class OutcomeSampling:
     def __init__(self, game: pyspiel.Game, delta: float = 0.9, epsilon: float = 0.6,
                  seed: int | None = None):
         self.game = game
-        self.search_game = information_sets.check_sequential_search_game(game, "OOS")
-        self.delta = checks.check_probability(delta, "delta", below_one=True)
-        self.epsilon = checks.check_probability(epsilon, "epsilon")
-        if self.epsilon == 0.0:
-            raise ValueError("epsilon must be > 0: the update player has to explore every "
-                             "action for the regrets to converge")
-        self._rng = random.Random(seed)
+        self.search_game, self.delta, self.epsilon = check_parameters(game, delta, epsilon)
+        self._rng = np.random.default_rng(seed)
         self.nodes: dict[tuple[int, str], InfoSetNode] = {}
         self.iterations = 0
         self._target: information_sets.InformationSet | None = None
@@ -94,6 +100,16 @@ class OutcomeSampling:
     def set_target(self, target: information_sets.InformationSet | None) -> None:
         """Target ``target`` with probability ``delta`` from now on (None: no targeting)."""
         self._target = target
+
+    def target(self, state: pyspiel.State | None, player: int | None = None) -> None:
+        """Target ``player``'s (default: the mover's) information set at ``state`` of
+        ``search_game`` (None: no targeting)."""
+        self._target = (None if state is None
+                        else information_sets.information_set(self.search_game, state, player))
+
+    @property
+    def target_set(self) -> information_sets.InformationSet | None:
+        return self._target
 
     # ---------------------------------------------------------------- iterations
     def run(self, iterations: int | None = None, time_limit: float | None = None) -> int:
