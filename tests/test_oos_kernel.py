@@ -52,11 +52,11 @@ def python_tables_by_key(python, kernel):
 
 
 @pytest.mark.parametrize("game_string", GAMES)
-@pytest.mark.parametrize("targeted", [False, True])
-def test_same_seed_same_tables_as_the_python_engine(game_string, targeted):
+@pytest.mark.parametrize("targeted, gamma", [(False, 0.0), (True, 0.0), (True, 0.01)])
+def test_same_seed_same_tables_as_the_python_engine(game_string, targeted, gamma):
     game = pyspiel.load_game(game_string)
-    python = OutcomeSampling(game, delta=0.8, epsilon=0.6, seed=11)
-    kernel = KernelOutcomeSampling(game, delta=0.8, epsilon=0.6, seed=11)
+    python = OutcomeSampling(game, delta=0.8, epsilon=0.6, seed=11, gamma=gamma)
+    kernel = KernelOutcomeSampling(game, delta=0.8, epsilon=0.6, seed=11, gamma=gamma)
     if targeted:
         state = random_decision_state(python.search_game, np.random.default_rng(3), 3)
         python.target(state)
@@ -70,6 +70,10 @@ def test_same_seed_same_tables_as_the_python_engine(game_string, targeted):
     for key, (regrets, sums) in theirs.items():
         assert ours[key][0].tolist() == regrets
         assert ours[key][1].tolist() == sums
+    state = random_decision_state(python.search_game, np.random.default_rng(4), 2)
+    for final_strategy in ("average", "current"):
+        assert (kernel.strategy(state, None, final_strategy)
+                == python.strategy(state, None, final_strategy))
 
 
 @pytest.mark.parametrize("game_string", GAMES + ["goofspiel(num_cards=5,imp_info=True)",

@@ -35,7 +35,12 @@ import pyspiel
 from smmcts_spiel import checks
 from smmcts_spiel.games.kernels import information as kernels
 from smmcts_spiel.search import compiled_information_sets, information_sets, selectors
-from smmcts_spiel.search.oos import OOSPolicy, OutcomeSampling, check_parameters
+from smmcts_spiel.search.oos import (
+    OOSPolicy,
+    OutcomeSampling,
+    check_final_strategy,
+    check_parameters,
+)
 
 _inlined = numba.njit(inline="always", error_model="numpy")
 _rm_probabilities = _inlined(selectors.regret_matching_probabilities)
@@ -127,7 +132,8 @@ def _next_trie_node(trie, trie_open, t, action):
 
 # ------------------------------------------------------------------------ iterations
 @numba.njit(cache=True)
-def _run(iterations, first_iteration, code, root, params, data, delta, epsilon, has_target,
+def _run(iterations, first_iteration, code, root, params, data, delta, epsilon, gamma,
+         has_target,
          trie, trie_open, regrets, sums, num_actions, node_keys, counters, hash_keys,
          hash_nodes, rng, max_depth):
     """Runs ``iterations`` OOS iterations in place (update player alternating from
@@ -200,7 +206,7 @@ def _run(iterations, first_iteration, code, root, params, data, delta, epsilon, 
                         in_tree = False  # the playout starts below the node just added
                 sigma = path_sigma[depth]
                 if node >= 0:
-                    _rm_probabilities(regrets[node, :n], 0.0, sigma[:n])
+                    _rm_probabilities(regrets[node, :n], gamma, sigma[:n])
                 else:
                     for k in range(n):
                         sigma[k] = 1.0 / n
@@ -263,13 +269,14 @@ class KernelOutcomeSampling:
 
     Args:
       game: a game with an information kernel (``information_kernel_for(game)``).
-      delta, epsilon, seed: as the Python engine's.
+      delta, epsilon, seed, gamma: as the Python engine's.
     """
 
     def __init__(self, game: pyspiel.Game, delta: float = 0.9, epsilon: float = 0.6,
-                 seed: int | None = None):
+                 seed: int | None = None, gamma: float = 0.0):
         self.game = game
-        self.search_game, self.delta, self.epsilon = check_parameters(game, delta, epsilon)
+        self.search_game, self.delta, self.epsilon, self.gamma = check_parameters(
+            game, delta, epsilon, gamma)
         self.kernel = kernels.information_kernel_for(game)
         if self.kernel is None:
             raise ValueError(f"{game} has no information kernel "
@@ -339,7 +346,7 @@ class KernelOutcomeSampling:
         trie, trie_open = ((target.trie, target.trie_open) if target is not None
                            else (self._no_trie, self._no_trie_open))  # compiled: has a trie
         _run(iterations, self.iterations, k.code, self._root, k.params, k.data, self.delta,
-             self.epsilon, target is not None, trie, trie_open, self.regrets, self.sums,
+             self.epsilon, self.gamma, target is not None, trie, trie_open, self.regrets, self.sums,
              self.num_actions, self.node_keys, self.counters, self.hash_keys,
              self.hash_nodes, self._rng, k.max_depth)
         self.iterations += iterations
@@ -388,17 +395,27 @@ class KernelOutcomeSampling:
 
     def average_strategy(self, state: pyspiel.State, player: int | None = None):
         """(actions, average strategy) at ``state`` of ``search_game``; uniform off-tree."""
+        return self.strategy(state, player, "average")
+
+    def strategy(self, state: pyspiel.State, player: int | None = None,
+                 final_strategy: str = "average"):
+        """(actions, average or current strategy) at ``state`` of ``search_game``; uniform
+        off-tree. The current strategy is regret matching without exploration."""
         if player is None:
             player = state.current_player()
         actions = state.legal_actions(player)
+        n = len(actions)
         row = self.row(state, player)
         if row < 0:
-            return actions, [1.0 / len(actions)] * len(actions)
-        sums = self.sums[row, :len(actions)]
+            return actions, [1.0 / n] * n
+        if check_final_strategy(final_strategy) == "current":
+            return actions, selectors.regret_matching_probabilities(
+                self.regrets[row, :n].tolist(), 0.0, [0.0] * n)
+        sums = self.sums[row, :n]
         total = float(sums.sum())
         if total <= 0.0:
-            return actions, [1.0 / len(actions)] * len(actions)
-        return actions, [float(s) / total for s in sums]
+            return actions, [1.0 / n] * n
+        return actions, [float(x) / total for x in sums]
 
     def tables(self) -> dict[int, tuple[np.ndarray, np.ndarray]]:
         """{information key: (regrets, average-strategy sums)} of every row."""
@@ -426,7 +443,7 @@ ENGINES = ("auto", "kernel", "generic")
 
 
 def outcome_sampling(game: pyspiel.Game, delta: float = 0.9, epsilon: float = 0.6,
-                     seed: int | None = None, engine: str = "auto"):
+                     seed: int | None = None, engine: str = "auto", gamma: float = 0.0):
     """An OOS search of ``game``: compiled (``kernel``) or over pyspiel states
     (``generic``); ``auto`` takes the kernel when the game has one."""
     if engine not in ENGINES:
@@ -434,5 +451,5 @@ def outcome_sampling(game: pyspiel.Game, delta: float = 0.9, epsilon: float = 0.
     if engine == "auto":
         engine = "kernel" if kernels.information_kernel_for(game) is not None else "generic"
     if engine == "kernel":
-        return KernelOutcomeSampling(game, delta=delta, epsilon=epsilon, seed=seed)
-    return OutcomeSampling(game, delta=delta, epsilon=epsilon, seed=seed)
+        return KernelOutcomeSampling(game, delta=delta, epsilon=epsilon, seed=seed, gamma=gamma)
+    return OutcomeSampling(game, delta=delta, epsilon=epsilon, seed=seed, gamma=gamma)
