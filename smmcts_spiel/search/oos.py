@@ -114,6 +114,10 @@ class OutcomeSampling:
         self._target: information_sets.InformationSet | None = None
         self._root = self.search_game.new_initial_state()
 
+    def reseed(self, seed: int | None) -> None:
+        """Draw the following iterations from a fresh generator seeded with ``seed``."""
+        self._rng = np.random.default_rng(seed)
+
     # ---------------------------------------------------------------- targeting
     def set_target(self, target: information_sets.InformationSet | None) -> None:
         """Target ``target`` with probability ``delta`` from now on (None: no targeting)."""

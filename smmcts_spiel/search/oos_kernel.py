@@ -327,6 +327,10 @@ class KernelOutcomeSampling:
                 capacity *= 2
             self.hash_keys, self.hash_nodes = _rehash(self.node_keys, self.num_nodes, capacity)
 
+    def reseed(self, seed: int | None) -> None:
+        """Draw the following iterations from a fresh generator seeded with ``seed``."""
+        self._rng = np.random.default_rng(seed)
+
     # ---------------------------------------------------------------- targeting
     def target(self, state: pyspiel.State | None, player: int | None = None) -> None:
         """Target ``player``'s (default: the mover's) information set at ``state`` of
