@@ -33,7 +33,7 @@ _GAME = flags.DEFINE_string("game", "phantom_ttt", "Two-player zero-sum imperfec
                             "game with information state strings.")
 _BOTS = flags.DEFINE_list("bots", list(imperfect_match.BOT_NAMES),
                           f"Bots, from: {', '.join(imperfect_match.BOT_NAMES)}.")
-_GAMES_PER_PAIR = flags.DEFINE_integer("games_per_pair", 20, "Games per pair (even: both "
+_GAMES_PER_PAIR = flags.DEFINE_integer("games_per_pair", 200, "Games per pair (even: both "
                                        "seats equally).", lower_bound=2)
 _TIME_LIMIT = flags.DEFINE_float("time_limit", 0.1, "Seconds per move of the searching bots.",
                                  lower_bound=0.001)
@@ -42,6 +42,9 @@ _RESULTS_DIR = flags.DEFINE_string("results_dir", None, "Finished pairs (default
                                    "results/imperfect_match/<game>).")
 _OUT = flags.DEFINE_string("out", None, "Output prefix (default: "
                            "docs/figures/imperfect_match_<game>).")
+_MAX_NEW_JOBS = flags.DEFINE_integer("max_new_jobs", None, "Play at most this many unfinished "
+                                     "pairs, then stop (run again to go on): keeps each "
+                                     "timed run short.", lower_bound=1)
 
 flags.register_validator("bots", lambda b: len(b) >= 2 and set(b) <= set(
     imperfect_match.BOT_NAMES) and len(set(b)) == len(b),
@@ -96,6 +99,13 @@ def main(argv):
                               num_games=_GAMES_PER_PAIR.value, time_limit=_TIME_LIMIT.value,
                               seed=_SEED.value + k)
             for k, (a, b) in enumerate(pairs)}
+    todo = [k for k in jobs if not experiments.finished_jobs(results_dir, [k])]
+    if _MAX_NEW_JOBS.value is not None and len(todo) > _MAX_NEW_JOBS.value:
+        run_now = todo[:_MAX_NEW_JOBS.value]
+        experiments.run_jobs(imperfect_match.pair_job, {k: jobs[k] for k in run_now},
+                             results_dir=results_dir, backend="serial", desc="pairs")
+        print(f"{len(todo) - len(run_now)} of {len(jobs)} pairs left: run again to go on")
+        return
     results = experiments.run_jobs(imperfect_match.pair_job, jobs, results_dir=results_dir,
                                    backend="serial", desc="pairs")
     rows = []

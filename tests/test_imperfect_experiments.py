@@ -151,3 +151,40 @@ def test_bot_spec_with_a_bad_delta_is_refused():
 
     with pytest.raises(ValueError, match="delta"):
         bot_specs.make_bot("oos(delta=1.5)", pyspiel.load_game("kuhn_poker"), 0, seed=0)
+
+
+@pytest.mark.parametrize("spec", ["ismcts(time_limit=0.02)", "ismcts(simulations=20)",
+                                  "ismcts(simulations=20,final_policy=normalized_visits)",
+                                  "oos(iterations=50,engine=generic)",
+                                  "oos(time_limit=0.01,final_strategy=current)"])
+def test_ismcts_and_oos_specs_play_simultaneous_goofspiel(spec):
+    from smmcts_spiel import match
+
+    game = pyspiel.load_game("goofspiel(num_cards=4,imp_info=True)")
+    returns = match.play_games(str(game), spec, "random", base_seed=1, pair_index=0, start=0,
+                               stop=2)["returns"]
+    assert returns.shape == (2, 2)
+
+
+def test_ismcts_on_a_time_budget_uses_about_its_time():
+    import time
+
+    from smmcts_spiel.bots.openspiel_bots import ISMCTSBot
+
+    game = pyspiel.load_game("leduc_poker")
+    bot = ISMCTSBot(game, 0, simulations=None, time_limit=0.05, seed=0)
+    state = game.new_initial_state()
+    state.apply_action(0)
+    state.apply_action(3)
+    bot.step(state)  # the first move probes the rate
+    start = time.perf_counter()
+    bot.step(state)
+    assert time.perf_counter() - start < 0.2
+    assert bot.total_simulations > 25
+
+
+def test_ismcts_bad_worlds_are_refused():
+    from smmcts_spiel.bots.openspiel_bots import ISMCTSBot
+
+    with pytest.raises(ValueError, match="worlds"):
+        ISMCTSBot(pyspiel.load_game("kuhn_poker"), 0, worlds="oracle")
