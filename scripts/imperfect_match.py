@@ -9,6 +9,10 @@ Tic-Tac-Toe.
       --bots=oos,is_smmcts_rm,is_smmcts_exp3,ismcts,random
   python scripts/imperfect_match.py --game=phantom_ttt
 
+A pair's seed depends on --seed and the two bot names only, so runs with other --bots
+reuse its finished games. Equal-time matches are timing-sensitive: run them through
+/work/bin/measure, in pieces with --max_new_jobs.
+
 Writes <out>.csv (one row per pair: wins, draws, losses of bot A, mean return with its
 normal 95% interval, search iterations per game), <out>.png (mean return of the row bot
 against the column bot) and <out>.json (parameters, run time). Finished pairs stay in
@@ -21,6 +25,7 @@ import csv
 import itertools
 import os
 import time
+import zlib
 
 import numpy as np
 import pyspiel
@@ -97,8 +102,8 @@ def main(argv):
     pairs = list(itertools.combinations(_BOTS.value, 2))
     jobs = {f"{a}__{b}": dict(game=_GAME.value, bot_a=a, bot_b=b,
                               num_games=_GAMES_PER_PAIR.value, time_limit=_TIME_LIMIT.value,
-                              seed=_SEED.value + k)
-            for k, (a, b) in enumerate(pairs)}
+                              seed=_SEED.value + zlib.crc32(f"{a}__{b}".encode()) % 100_000)
+            for a, b in pairs}
     todo = [k for k in jobs if not experiments.finished_jobs(results_dir, [k])]
     if _MAX_NEW_JOBS.value is not None and len(todo) > _MAX_NEW_JOBS.value:
         run_now = todo[:_MAX_NEW_JOBS.value]

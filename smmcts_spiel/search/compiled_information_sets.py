@@ -30,13 +30,13 @@ def kernel_of(search_game: pyspiel.Game) -> kernels.InformationKernel | None:
     return kernels.information_kernel_for(search_game)
 
 
-def enumerate_set(kernel: kernels.InformationKernel, history, player: int):
-    """(histories, chance probabilities, trie, trie_open) of ``player``'s information set
-    after ``history`` (of the turn-based game), where ``player`` is to move.
+def target_trie(kernel: kernels.InformationKernel, history, player: int):
+    """(trie, trie_open) of ``player``'s information set after ``history`` (see
+    :func:`enumerate_set`), without converting the histories to Python tuples."""
+    return _walk(kernel, history, player)[:2]
 
-    ``trie[t, action]`` is the child of prefix ``t`` (-1: none; the root prefix is 0);
-    ``trie_open[t]`` says whether prefix ``t`` is a strict prefix of a history in the set.
-    """
+
+def _walk(kernel, history, player):
     k = kernel
     history = np.asarray(history, np.int64)
     root = k.initial_state()
@@ -49,6 +49,17 @@ def enumerate_set(kernel: kernels.InformationKernel, history, player: int):
     if count < 0:
         raise ValueError(f"the information set has more than {MAX_HISTORIES} histories; the "
                          "game is too large for exact targeting")
+    return trie, trie_open, histories, lengths, weights, count
+
+
+def enumerate_set(kernel: kernels.InformationKernel, history, player: int):
+    """(histories, chance probabilities, trie, trie_open) of ``player``'s information set
+    after ``history`` (of the turn-based game), where ``player`` is to move.
+
+    ``trie[t, action]`` is the child of prefix ``t`` (-1: none; the root prefix is 0);
+    ``trie_open[t]`` says whether prefix ``t`` is a strict prefix of a history in the set.
+    """
+    trie, trie_open, histories, lengths, weights, count = _walk(kernel, history, player)
     found = tuple(tuple(int(a) for a in histories[h, :lengths[h]]) for h in range(count))
     return found, tuple(float(w) for w in weights), trie, trie_open
 

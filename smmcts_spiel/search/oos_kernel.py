@@ -285,7 +285,7 @@ class KernelOutcomeSampling:
         self._rng = np.random.default_rng(seed)
         self._root = self.kernel.initial_state()
         self.iterations = 0
-        self._target: information_sets.InformationSet | None = None
+        self._target = None  # (state, player, trie, trie_open) of the target
         self._no_trie = np.full((1, self.kernel.num_action_ids), -1, np.int64)
         self._no_trie_open = np.zeros(1, np.bool_)
         self.reset()
@@ -335,20 +335,33 @@ class KernelOutcomeSampling:
     def target(self, state: pyspiel.State | None, player: int | None = None) -> None:
         """Target ``player``'s (default: the mover's) information set at ``state`` of
         ``search_game`` with probability ``delta`` from now on (None: no targeting)."""
-        self._target = (None if state is None
-                        else information_sets.information_set(self.search_game, state, player))
+        if state is None:
+            self._target = None
+            return
+        if player is None:
+            player = state.current_player()
+        if state.is_terminal() or state.is_chance_node() or state.current_player() != player:
+            raise ValueError(f"player {player} is not to move in this state, so it has no "
+                             f"current information set to search from:\n{state}")
+        # Only the trie is needed to search; the histories are built on request.
+        self._target = (state.clone(), player) + compiled_information_sets.target_trie(
+            self.kernel, state.history(), player)
 
     @property
     def target_set(self) -> information_sets.InformationSet | None:
-        return self._target
+        """The targeted information set (its histories), or None."""
+        if self._target is None:
+            return None
+        state, player = self._target[:2]
+        return information_sets.information_set(self.search_game, state, player)
 
     # ---------------------------------------------------------------- iterations
     def _iterate(self, iterations: int) -> None:
         self._reserve(iterations)
         k = self.kernel
         target = self._target
-        trie, trie_open = ((target.trie, target.trie_open) if target is not None
-                           else (self._no_trie, self._no_trie_open))  # compiled: has a trie
+        trie, trie_open = (target[2:] if target is not None
+                           else (self._no_trie, self._no_trie_open))
         _run(iterations, self.iterations, k.code, self._root, k.params, k.data, self.delta,
              self.epsilon, self.gamma, target is not None, trie, trie_open, self.regrets, self.sums,
              self.num_actions, self.node_keys, self.counters, self.hash_keys,
