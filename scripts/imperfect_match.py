@@ -47,6 +47,8 @@ _RESULTS_DIR = flags.DEFINE_string("results_dir", None, "Finished pairs (default
                                    "results/imperfect_match/<game>).")
 _OUT = flags.DEFINE_string("out", None, "Output prefix (default: "
                            "docs/figures/imperfect_match_<game>).")
+_PAIRS_WITH = flags.DEFINE_list("pairs_with", None, "Play only the pairs that include one of "
+                                "these bots (default: every pair of --bots).")
 _MAX_NEW_JOBS = flags.DEFINE_integer("max_new_jobs", None, "Play at most this many unfinished "
                                      "pairs, then stop (run again to go on): keeps each "
                                      "timed run short.", lower_bound=1)
@@ -99,7 +101,8 @@ def main(argv):
     params = {"game": _GAME.value, "games_per_pair": _GAMES_PER_PAIR.value,
               "time_limit": _TIME_LIMIT.value, "seed": _SEED.value}
     experiments.check_params(results_dir, params)
-    pairs = list(itertools.combinations(_BOTS.value, 2))
+    pairs = [(a, b) for a, b in itertools.combinations(_BOTS.value, 2)
+             if _PAIRS_WITH.value is None or a in _PAIRS_WITH.value or b in _PAIRS_WITH.value]
     jobs = {f"{a}__{b}": dict(game=_GAME.value, bot_a=a, bot_b=b,
                               num_games=_GAMES_PER_PAIR.value, time_limit=_TIME_LIMIT.value,
                               seed=_SEED.value + zlib.crc32(f"{a}__{b}".encode()) % 100_000)
