@@ -10,7 +10,7 @@ cells it has not seen taken, so it never plays a cell it knows is taken.
 OpenSpiel's C++ ``phantom_ttt`` does not implement ``ResampleFromInfostate``, which
 :class:`open_spiel.python.algorithms.ismcts.ISMCTSBot` needs; :class:`WorldResampler` draws
 the same consistent boards and builds a history that leads to them
-(:func:`smmcts_spiel.bots.openspiel_bots.ismcts_bot` uses it).
+(:class:`smmcts_spiel.bots.openspiel_bots.ISMCTSBot` uses it on Phantom Tic-Tac-Toe).
 """
 
 from __future__ import annotations

@@ -8,12 +8,13 @@ import pyspiel
 
 from smmcts_spiel.bots.search_bot import SearchBot
 from smmcts_spiel.search import information_sets
-from smmcts_spiel.search.oos import OutcomeSampling
+from smmcts_spiel.search.oos import check_final_strategy
+from smmcts_spiel.search.oos_kernel import outcome_sampling
 from smmcts_spiel.search.selectors import sample_index
 
 
 class OOSBot(SearchBot):
-    """Searches with OOS targeted at its current information set, plays the average strategy.
+    """Searches with OOS targeted at its current information set, plays its final strategy.
 
     The tables of both players persist between moves (and games, until ``restart``), so
     every move reuses what the earlier searches learned; each iteration still starts at
@@ -29,26 +30,36 @@ class OOSBot(SearchBot):
       delta: probability that an iteration targets the current information set.
       epsilon: the update player's exploration.
       seed: seeds the search and the move sampling.
+      gamma: exploration mixed into regret matching (the paper's 0.01; default 0).
+      final_strategy: "average" (default; the strategy that converges) or "current" (the
+        regret-matching strategy at the information set).
+      engine: "kernel" runs whole iterations compiled on the game's information kernel
+        (:mod:`smmcts_spiel.games.kernels.information`: kuhn_poker, leduc_poker,
+        goofspiel(imp_info=True) up to 8 cards, phantom_ttt), "generic" searches pyspiel
+        states (any game), "auto" (default) the kernel when the game has one. Both build
+        the same tables from the same seed.
     """
 
     def __init__(self, game: pyspiel.Game, player_id: int, iterations: int | None = 1000,
                  time_limit: float | None = None, delta: float = 0.9, epsilon: float = 0.6,
-                 seed: int | None = None):
+                 seed: int | None = None, engine: str = "auto", gamma: float = 0.0,
+                 final_strategy: str = "average"):
         super().__init__(game, player_id, iterations, time_limit, seed)
-        self._search = OutcomeSampling(game, delta=delta, epsilon=epsilon,
-                                       seed=self._rng.getrandbits(63))
+        self.final_strategy = check_final_strategy(final_strategy)
+        self._search = outcome_sampling(game, delta=delta, epsilon=epsilon,
+                                        seed=self._rng.getrandbits(63), engine=engine,
+                                        gamma=gamma)
 
     def step_with_policy(self, state: pyspiel.State):
-        """Search, then return (average strategy as (action, p) pairs, sampled action)."""
+        """Search, then return (final strategy as (action, p) pairs, sampled action)."""
         start = time.perf_counter()
         self.check_state(state)
         decision = information_sets.decision_state(self._search.search_game, state,
                                                    self.player_id)
-        self._search.set_target(information_sets.information_set(
-            self._search.search_game, decision, self.player_id))
+        self._search.target(decision, self.player_id)
         time_left = (None if self.time_limit is None
                      else max(self.time_limit - (time.perf_counter() - start), 1e-9))
         self._search.run(self.iterations, time_left)
-        actions, probs = self._search.average_strategy(decision, self.player_id)
+        actions, probs = self._search.strategy(decision, self.player_id, self.final_strategy)
         action = actions[sample_index(probs, self._rng.random())]
         return list(zip(actions, probs)), action

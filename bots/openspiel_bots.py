@@ -6,12 +6,14 @@
   it adds up its visit counts over the first mover's possible actions, so neither seat sees
   the other's choice. A budget is ``iterations`` (simulations), ``time_limit`` (seconds per
   move: the C++ bot stops on its clock, the Python bot is calibrated, see below) or both.
-* :func:`ismcts_bot`: OpenSpiel's Python ISMCTSBot on Phantom Tic-Tac-Toe, with worlds
-  drawn by :class:`~smmcts_spiel.bots.belief_sampler.WorldResampler`.
+* :class:`ISMCTSBot`: OpenSpiel's Python ISMCTSBot for any game with information state
+  strings, on a budget of simulations or seconds per move, with worlds drawn from the
+  bot's information set (or, on Phantom Tic-Tac-Toe, by the Belief Sampler's resampler).
 """
 
 from __future__ import annotations
 
+import random
 import time
 
 import numpy as np
@@ -20,10 +22,18 @@ from open_spiel.python.algorithms import ismcts, mcts
 
 from smmcts_spiel import checks
 from smmcts_spiel.bots.belief_sampler import WorldResampler
+from smmcts_spiel.games import phantom_ttt_rules
+from smmcts_spiel.search import information_sets
 
 ENGINES = ("python", "cpp")
 #: Simulations of the Python bot's first search on a time budget (then doubled).
 FIRST_CALIBRATION_SIMULATIONS = 20
+#: Simulations of ISMCTSBot's probe search, the first time it plays on a time budget.
+FIRST_ISMCTS_PROBE = 20
+#: Where ISMCTSBot's worlds come from; its final policies (OpenSpiel's types).
+WORLDS = ("auto", "information_set", "belief")
+FINAL_POLICIES = {"max_visit": ismcts.ISMCTSFinalPolicyType.MAX_VISIT_COUNT,
+                  "normalized_visits": ismcts.ISMCTSFinalPolicyType.NORMALIZED_VISITED_COUNT}
 
 
 class TurnBasedMCTSBot(pyspiel.Bot):
@@ -124,27 +134,101 @@ class TurnBasedMCTSBot(pyspiel.Bot):
         return root, time.perf_counter() - start
 
 
-class PhantomTTTISMCTSBot(ismcts.ISMCTSBot):
-    """OpenSpiel's ISMCTSBot, made playable in ``evaluate_bots`` (it searches afresh at
-    every move, so there is nothing to restart); it refuses states of another game."""
+class ISMCTSBot(pyspiel.Bot):
+    """OpenSpiel's Python ISMCTSBot (UCT, one random rollout per simulation) for any
+    two-player zero-sum game with information state strings, on a budget per move.
 
-    def __init__(self, game: pyspiel.Game, *args, **kwargs):
-        super().__init__(game, *args, **kwargs)
+    A simultaneous game is searched through its turn-based conversion (the second mover
+    of a round cannot see the first's move). Every search starts afresh (OpenSpiel's bot
+    keeps no tree between moves) from worlds drawn from the bot's information set:
+    ``worlds="information_set"`` draws its histories by chance probability
+    (:class:`~smmcts_spiel.search.information_sets.WorldSampler`; any game whose
+    information sets are small enough to enumerate), ``"belief"`` draws a Phantom
+    Tic-Tac-Toe board uniformly among the consistent ones
+    (:class:`~smmcts_spiel.bots.belief_sampler.WorldResampler`), ``"auto"`` the latter on
+    Phantom Tic-Tac-Toe, the former elsewhere.
+
+    Budget: ``simulations`` per move, or ``time_limit`` seconds per move (OpenSpiel's bot
+    has no clock: each move gets the simulations its rate measured on the earlier moves
+    allows in the time left after drawing the worlds; with both, the smaller). Final
+    policy: ``max_visit`` (OpenSpiel's default: the most visited action, ties at random)
+    or ``normalized_visits`` (sample the visit frequencies).
+    """
+
+    def __init__(self, game: pyspiel.Game, player_id: int, simulations: int | None = 100,
+                 time_limit: float | None = None, uct_c: float = 2.0, worlds: str = "auto",
+                 final_policy: str = "max_visit", seed: int | None = 0):
+        super().__init__()
+        self._search_game = information_sets.check_sequential_search_game(game, "ISMCTS")
+        self.player_id = checks.check_player_id(player_id)
+        self.simulations, self.time_limit = checks.check_budget(simulations, time_limit)
+        if worlds not in WORLDS:
+            raise ValueError(f"worlds must be one of {', '.join(WORLDS)}, got {worlds!r}")
+        if final_policy not in FINAL_POLICIES:
+            raise ValueError(f"final_policy must be one of {', '.join(FINAL_POLICIES)}, got "
+                             f"{final_policy!r}")
+        if worlds == "auto":
+            worlds = ("belief" if phantom_ttt_rules.is_array_phantom_ttt(game)
+                      else "information_set")
         self._game_string = str(game)
+        self._uct_c = uct_c
+        self._final_policy = FINAL_POLICIES[final_policy]
+        seed = 0 if seed is None else int(seed) % 2**31
+        self._rng = random.Random(seed + 3)
+        self._belief = WorldResampler(game, seed + 2) if worlds == "belief" else None
+        self._rate = None  # simulations per second, measured on earlier timed moves
+        self.total_simulations = 0
+        # A budget of simulations alone keeps one seeded OpenSpiel bot for all its moves.
+        self._bot = None if self.time_limit is not None else self._openspiel_bot(
+            self.simulations, np.random.RandomState(seed), np.random.RandomState(seed + 1))
+
+    def _openspiel_bot(self, simulations, rollout_rng, rng) -> ismcts.ISMCTSBot:
+        bot = ismcts.ISMCTSBot(self._search_game, mcts.RandomRolloutEvaluator(1, rollout_rng),
+                               self._uct_c, simulations, random_state=rng,
+                               final_policy_type=self._final_policy)
+        if self._belief is not None:
+            bot.set_resampler(self._belief)
+        return bot
 
     def restart_at(self, state: pyspiel.State) -> None:
-        checks.check_state_game(state, self._game_string, "PhantomTTTISMCTSBot")
+        checks.check_state_game(state, self._game_string, "ISMCTSBot")
 
-    def run_search(self, state: pyspiel.State):
-        checks.check_state_game(state, self._game_string, "PhantomTTTISMCTSBot")
-        return super().run_search(state)
+    def step_with_policy(self, state: pyspiel.State):
+        """Search, then return (the final policy as (action, p) pairs, sampled action)."""
+        deadline = None if self.time_limit is None else time.perf_counter() + self.time_limit
+        checks.check_state_game(state, self._game_string, "ISMCTSBot")
+        decision = information_sets.decision_state(self._search_game, state, self.player_id)
+        sampler = (None if self._belief is not None else information_sets.WorldSampler(
+            self._search_game, decision, self.player_id, self._rng))
+        if deadline is None:
+            if sampler is not None:
+                self._bot.set_resampler(sampler)
+            policy, action = self._bot.step_with_policy(decision)
+            self.total_simulations += self.simulations
+            return list(policy), int(action)
+        if self._rate is None:  # a probe, to measure the rate
+            self._timed_search(decision, sampler, FIRST_ISMCTS_PROBE)
+        simulations = max(5, int(self._rate * (deadline - time.perf_counter())))
+        if self.simulations is not None:
+            simulations = min(simulations, self.simulations)
+        policy = self._timed_search(decision, sampler, simulations)
+        actions, probs = zip(*policy)
+        return list(policy), int(actions[self._rng.choices(range(len(actions)),
+                                                           weights=probs)[0]])
 
+    def _timed_search(self, decision, sampler, simulations):
+        bot = self._openspiel_bot(simulations, np.random.RandomState(self._rng.getrandbits(31)),
+                                  np.random.RandomState(self._rng.getrandbits(31)))
+        if sampler is not None:
+            bot.set_resampler(sampler)
+        start = time.perf_counter()
+        policy = bot.get_policy(decision)
+        self._rate = simulations / max(time.perf_counter() - start, 1e-9)
+        self.total_simulations += simulations
+        return policy
 
-def ismcts_bot(game: pyspiel.Game, max_simulations: int, seed: int = 0,
-               uct_c: float = 2.0) -> PhantomTTTISMCTSBot:
-    """OpenSpiel's ISMCTSBot with random rollouts and :class:`WorldResampler` worlds."""
-    bot = PhantomTTTISMCTSBot(
-        game, mcts.RandomRolloutEvaluator(1, np.random.RandomState(seed)), uct_c,
-        max_simulations, random_state=np.random.RandomState(seed + 1))
-    bot.set_resampler(WorldResampler(game, seed + 2))
-    return bot
+    def step(self, state: pyspiel.State) -> int:
+        return self.step_with_policy(state)[1]
+
+    def provides_policy(self) -> bool:
+        return True

@@ -9,6 +9,10 @@ Tic-Tac-Toe.
       --bots=oos,is_smmcts_rm,is_smmcts_exp3,ismcts,random
   python scripts/imperfect_match.py --game=phantom_ttt
 
+A pair's seed depends on --seed and the two bot names only, so runs with other --bots
+reuse its finished games. Equal-time matches are timing-sensitive: run them through
+/work/bin/measure, in pieces with --max_new_jobs.
+
 Writes <out>.csv (one row per pair: wins, draws, losses of bot A, mean return with its
 normal 95% interval, search iterations per game), <out>.png (mean return of the row bot
 against the column bot) and <out>.json (parameters, run time). Finished pairs stay in
@@ -21,6 +25,7 @@ import csv
 import itertools
 import os
 import time
+import zlib
 
 import numpy as np
 import pyspiel
@@ -33,7 +38,7 @@ _GAME = flags.DEFINE_string("game", "phantom_ttt", "Two-player zero-sum imperfec
                             "game with information state strings.")
 _BOTS = flags.DEFINE_list("bots", list(imperfect_match.BOT_NAMES),
                           f"Bots, from: {', '.join(imperfect_match.BOT_NAMES)}.")
-_GAMES_PER_PAIR = flags.DEFINE_integer("games_per_pair", 20, "Games per pair (even: both "
+_GAMES_PER_PAIR = flags.DEFINE_integer("games_per_pair", 200, "Games per pair (even: both "
                                        "seats equally).", lower_bound=2)
 _TIME_LIMIT = flags.DEFINE_float("time_limit", 0.1, "Seconds per move of the searching bots.",
                                  lower_bound=0.001)
@@ -42,6 +47,11 @@ _RESULTS_DIR = flags.DEFINE_string("results_dir", None, "Finished pairs (default
                                    "results/imperfect_match/<game>).")
 _OUT = flags.DEFINE_string("out", None, "Output prefix (default: "
                            "docs/figures/imperfect_match_<game>).")
+_PAIRS_WITH = flags.DEFINE_list("pairs_with", None, "Play only the pairs that include one of "
+                                "these bots (default: every pair of --bots).")
+_MAX_NEW_JOBS = flags.DEFINE_integer("max_new_jobs", None, "Play at most this many unfinished "
+                                     "pairs, then stop (run again to go on): keeps each "
+                                     "timed run short.", lower_bound=1)
 
 flags.register_validator("bots", lambda b: len(b) >= 2 and set(b) <= set(
     imperfect_match.BOT_NAMES) and len(set(b)) == len(b),
@@ -91,11 +101,19 @@ def main(argv):
     params = {"game": _GAME.value, "games_per_pair": _GAMES_PER_PAIR.value,
               "time_limit": _TIME_LIMIT.value, "seed": _SEED.value}
     experiments.check_params(results_dir, params)
-    pairs = list(itertools.combinations(_BOTS.value, 2))
+    pairs = [(a, b) for a, b in itertools.combinations(_BOTS.value, 2)
+             if _PAIRS_WITH.value is None or a in _PAIRS_WITH.value or b in _PAIRS_WITH.value]
     jobs = {f"{a}__{b}": dict(game=_GAME.value, bot_a=a, bot_b=b,
                               num_games=_GAMES_PER_PAIR.value, time_limit=_TIME_LIMIT.value,
-                              seed=_SEED.value + k)
-            for k, (a, b) in enumerate(pairs)}
+                              seed=_SEED.value + zlib.crc32(f"{a}__{b}".encode()) % 100_000)
+            for a, b in pairs}
+    todo = [k for k in jobs if not experiments.finished_jobs(results_dir, [k])]
+    if _MAX_NEW_JOBS.value is not None and len(todo) > _MAX_NEW_JOBS.value:
+        run_now = todo[:_MAX_NEW_JOBS.value]
+        experiments.run_jobs(imperfect_match.pair_job, {k: jobs[k] for k in run_now},
+                             results_dir=results_dir, backend="serial", desc="pairs")
+        print(f"{len(todo) - len(run_now)} of {len(jobs)} pairs left: run again to go on")
+        return
     results = experiments.run_jobs(imperfect_match.pair_job, jobs, results_dir=results_dir,
                                    backend="serial", desc="pairs")
     rows = []

@@ -11,17 +11,21 @@ A spec is ``name`` or ``name(key=value,...)``; :func:`make_bot` builds a fresh, 
     mmcts(training_iterations=100000,gamma=0.1)     MMCTSBot, trained when built
     mmcts(file=trees/x.npz,final_strategy=empirical)  MMCTSBot on a saved Phantom TTT search
     belief_sampler                                  the Belief Sampler (Phantom TTT)
-    oos(delta=0.9,epsilon=0.6,time_limit=0.1)       OOSBot (Online Outcome Sampling)
+    oos(delta=0.9,epsilon=0.6,time_limit=0.1)       OOSBot (Online Outcome Sampling; compiled
+                                                    where the game has an information kernel)
     is_smmcts(selector=exp3,gamma=0.1,iterations=1000)  ISSMMCTSBot (information sets)
-    ismcts(simulations=100,uct_c=2)                 OpenSpiel's ISMCTSBot (Phantom TTT)
+    ismcts(time_limit=0.1,worlds=auto)              OpenSpiel's ISMCTSBot, any game with
+                                                    information states; simulations=N
+                                                    per move (default 100), uct_c=2,
+                                                    final_policy=max_visit
     mcts(time_limit=0.1,engine=cpp)                 OpenSpiel's MCTSBot, Python or C++
     equilibrium                                     samples the exact solution (solver)
     random                                          uniform random
     nfsp(file=run.pkl)                              average policy of an MC-NFSP checkpoint
     cpp(bot=uniform_random,...)                     any bot in pyspiel.registered_bots()
 
-Budgets are per move: ``iterations`` and/or ``time_limit`` (seconds); giving only
-``time_limit`` searches by time alone.
+Budgets are per move: ``iterations`` (ISMCTS: ``simulations``) and/or ``time_limit``
+(seconds); giving only ``time_limit`` searches by time alone.
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ import pyspiel
 
 from smmcts_spiel.bots import BeliefSamplerBot, ISSMMCTSBot, MMCTSBot, OOSBot, SMMCTSBot
 from smmcts_spiel.bots.equilibrium_bot import EquilibriumBot
-from smmcts_spiel.bots.openspiel_bots import TurnBasedMCTSBot, ismcts_bot
+from smmcts_spiel.bots.openspiel_bots import ISMCTSBot, TurnBasedMCTSBot
 from smmcts_spiel.games.kernels import EVALUATORS as KERNEL_EVALUATORS
 from smmcts_spiel.search import evaluators
 from smmcts_spiel.search.mmcts_phantom_ttt import PhantomTTTMultipleTreeSearch
@@ -45,10 +49,12 @@ BOT_PARAMS: dict[str, dict[str, type]] = {
     "mmcts": {"training_iterations": int, "gamma": float, "iterations": int,
               "final_strategy": str, "engine": str, "train_from": str, "file": str},
     "belief_sampler": {},
-    "oos": {"iterations": int, "time_limit": float, "delta": float, "epsilon": float},
+    "oos": {"iterations": int, "time_limit": float, "delta": float, "epsilon": float,
+            "engine": str, "gamma": float, "final_strategy": str},
     "is_smmcts": {"selector": str, "gamma": float, "c": float, "iterations": int,
                   "time_limit": float, "final_strategy": str},
-    "ismcts": {"simulations": int, "uct_c": float},
+    "ismcts": {"simulations": int, "time_limit": float, "uct_c": float, "worlds": str,
+               "final_policy": str},
     "mcts": {"iterations": int, "time_limit": float, "uct_c": float, "rollouts": int,
              "engine": str},
     "equilibrium": {},
@@ -111,8 +117,9 @@ def make_bot(spec: str, game: pyspiel.Game, player_id: int, seed: int) -> pyspie
     if kind == "is_smmcts":
         return ISSMMCTSBot(game, player_id, seed=seed, **params)
     if kind == "ismcts":
-        return ismcts_bot(game, params.get("simulations", 100), seed=seed,
-                          uct_c=params.get("uct_c", 2.0))
+        if "time_limit" in params:
+            params.setdefault("simulations", None)  # time alone, unless both are given
+        return ISMCTSBot(game, player_id, seed=seed, **params)
     if kind == "random":
         return pyspiel.make_uniform_random_bot(player_id, seed)
     if kind == "nfsp":

@@ -7,7 +7,7 @@ from open_spiel.python.algorithms import evaluate_bots, minimax
 
 from smmcts_spiel.bots import BeliefSamplerBot
 from smmcts_spiel.bots.belief_sampler import WorldResampler, sample_board
-from smmcts_spiel.bots.openspiel_bots import ismcts_bot
+from smmcts_spiel.bots.openspiel_bots import ISMCTSBot
 from smmcts_spiel.exact import tic_tac_toe
 from smmcts_spiel.games import phantom_ttt_rules
 
@@ -130,7 +130,7 @@ def test_world_resampler_gives_states_the_player_cannot_tell_apart():
 
 
 def test_ismcts_with_world_resampler_plays_phantom_ttt():
-    bots = [ismcts_bot(PHANTOM, max_simulations=30, seed=1),
+    bots = [ISMCTSBot(PHANTOM, 0, simulations=30, seed=1),
             BeliefSamplerBot(PHANTOM, 1, seed=2)]
     returns = evaluate_bots.evaluate_bots(PHANTOM.new_initial_state(), bots,
                                           np.random.RandomState(0))

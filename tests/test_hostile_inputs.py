@@ -222,11 +222,11 @@ def test_the_deepest_allowed_tree_loads_plays_and_round_trips():
 def _bots(game):
     from smmcts_spiel.bots.belief_sampler import BeliefSamplerBot
     from smmcts_spiel.bots.mmcts_bot import MMCTSBot
-    from smmcts_spiel.bots.openspiel_bots import TurnBasedMCTSBot, ismcts_bot
+    from smmcts_spiel.bots.openspiel_bots import ISMCTSBot, TurnBasedMCTSBot
     from smmcts_spiel.bots.smmcts_bot import SMMCTSBot
     if game.get_type().short_name == "smmcts_phantom_ttt":
         return [MMCTSBot(game, 0, training_iterations=10), BeliefSamplerBot(game, 0),
-                ismcts_bot(game, 10), TurnBasedMCTSBot(game, 0, iterations=10)]
+                ISMCTSBot(game, 0, simulations=10), TurnBasedMCTSBot(game, 0, iterations=10)]
     return [SMMCTSBot(game, 0, iterations=20, seed=1),
             TurnBasedMCTSBot(game, 0, iterations=10),
             TurnBasedMCTSBot(game, 0, iterations=10, engine="cpp")]

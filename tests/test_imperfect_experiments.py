@@ -25,7 +25,7 @@ def test_oos_root_and_openspiel_outcome_sampling_converge_alike_on_kuhn():
     # The same estimator, two implementations: both NashConvs fall, and end close.
     ends = {}
     for method in imperfect.ROOT_METHODS:
-        curve = imperfect.root_curve("kuhn_poker", method, [300, 10_000], seed=0)
+        curve = imperfect.root_curve("kuhn_poker", method, [300, 30_000], seed=0)
         assert curve["nash_conv"][1] < curve["nash_conv"][0], method
         ends[method] = curve["nash_conv"][1]
     assert max(ends.values()) < 0.1
@@ -33,16 +33,50 @@ def test_oos_root_and_openspiel_outcome_sampling_converge_alike_on_kuhn():
 
 @pytest.mark.parametrize("method", imperfect.ONLINE_METHODS)
 def test_online_strategies_are_scored_on_kuhn(method):
-    point = imperfect.online_point("kuhn_poker", method, 30, seed=0)
+    point = imperfect.online_point("kuhn_poker", method, 30, "iterations", seed=0)
     assert 0.0 <= point["nash_conv"][0] <= 2 * KUHN_UNIFORM_NASH_CONV
-    again = imperfect.online_point("kuhn_poker", method, 30, seed=0)
+    assert point["searches"][0] == 12  # every information set of Kuhn, once
+    again = imperfect.online_point("kuhn_poker", method, 30, "iterations", seed=0)
     assert again["nash_conv"][0] == point["nash_conv"][0]
+
+
+def test_online_strategies_on_a_time_budget_search_about_that_long():
+    point = imperfect.online_point("kuhn_poker", "oos", 0.01, "seconds", seed=0)
+    assert 0.01 * 12 <= point["seconds"][0] < 0.05 * 12
+    assert point["iterations_per_search"][0] > 100
+
+
+def test_forest_links_each_information_set_to_the_players_previous_one():
+    game = pyspiel.load_game("kuhn_poker")
+    forest = imperfect.InformationSetForest(game)
+    assert sorted(forest.roots) == [(0, "0"), (0, "1"), (0, "2"),
+                                    (1, "0b"), (1, "0p"), (1, "1b"), (1, "1p"), (1, "2b"),
+                                    (1, "2p")]
+    assert forest.children[(0, "1")] == [(0, "1pb")]
+    assert all(not forest.children[k] for k in forest.roots if k[0] == 1)
+
+
+def test_stitching_passes_the_memory_of_earlier_moves_down():
+    # Player 0's second decision in Kuhn is searched from the tables its first search left.
+    searcher = imperfect.OnlineSearcher("kuhn_poker", "oos", 50, None, seed=0)
+    forest = imperfect.InformationSetForest(searcher.scored)
+    seen = []
+    search = searcher.search
+
+    def spy(memory, state, key_seed):
+        seen.append((state.information_state_string(), memory.iterations))
+        return search(memory, state, key_seed)
+    searcher.search = spy
+    imperfect.stitched_policy(forest, searcher)
+    iterations = dict(seen)
+    assert iterations["1"] == 0 and iterations["1pb"] == 50
 
 
 def test_online_oos_on_goofspiel_searches_the_turn_based_game():
     game = imperfect.scored_game("goofspiel(num_cards=3,imp_info=True)")
     assert game.get_type().dynamics == pyspiel.GameType.Dynamics.SEQUENTIAL
-    point = imperfect.online_point("goofspiel(num_cards=3,imp_info=True)", "oos", 20, 0)
+    point = imperfect.online_point("goofspiel(num_cards=3,imp_info=True)", "oos", 20,
+                                   "iterations", 0)
     assert np.isfinite(point["nash_conv"][0])
 
 
@@ -68,12 +102,17 @@ def run_script(name, *args, check=True):
 @pytest.mark.slow
 def test_exploitability_script_small_run(tmp_path):
     out = tmp_path / "exp"
-    run_script("imperfect_exploitability.py", "--games=kuhn_poker", "--checkpoints=100,1000",
-               "--online_budgets=10", "--seeds=1", f"--results_dir={tmp_path / 'jobs'}",
-               f"--out={out}")
+    args = ["--games=kuhn_poker", "--checkpoints=100,1000", "--online_budgets=10",
+            "--online_seconds=0.002", "--seeds=1", f"--results_dir={tmp_path / 'jobs'}",
+            f"--out={out}"]
+    first = run_script("imperfect_exploitability.py", *args, "--max_new_jobs=2")
+    assert "jobs left" in first.stdout and not os.path.exists(f"{out}.csv")
+    run_script("imperfect_exploitability.py", *args)
     with open(f"{out}.csv") as f:
         rows = list(csv.DictReader(f))
-    assert {r["method"] for r in rows} == set(imperfect.METHODS)
+    assert {r["method"] for r in rows} == {"oos_root", "os_mccfr", "oos", "ismcts",
+                                           "is_smmcts_rm"}
+    assert {r["kind"] for r in rows} == {"root", "iterations", "seconds"}
     assert os.path.getsize(f"{out}.png") > 10_000
     assert json.load(open(f"{out}.json"))["checkpoints"] == [100, 1000]
 
@@ -112,3 +151,40 @@ def test_bot_spec_with_a_bad_delta_is_refused():
 
     with pytest.raises(ValueError, match="delta"):
         bot_specs.make_bot("oos(delta=1.5)", pyspiel.load_game("kuhn_poker"), 0, seed=0)
+
+
+@pytest.mark.parametrize("spec", ["ismcts(time_limit=0.02)", "ismcts(simulations=20)",
+                                  "ismcts(simulations=20,final_policy=normalized_visits)",
+                                  "oos(iterations=50,engine=generic)",
+                                  "oos(time_limit=0.01,final_strategy=current)"])
+def test_ismcts_and_oos_specs_play_simultaneous_goofspiel(spec):
+    from smmcts_spiel import match
+
+    game = pyspiel.load_game("goofspiel(num_cards=4,imp_info=True)")
+    returns = match.play_games(str(game), spec, "random", base_seed=1, pair_index=0, start=0,
+                               stop=2)["returns"]
+    assert returns.shape == (2, 2)
+
+
+def test_ismcts_on_a_time_budget_uses_about_its_time():
+    import time
+
+    from smmcts_spiel.bots.openspiel_bots import ISMCTSBot
+
+    game = pyspiel.load_game("leduc_poker")
+    bot = ISMCTSBot(game, 0, simulations=None, time_limit=0.05, seed=0)
+    state = game.new_initial_state()
+    state.apply_action(0)
+    state.apply_action(3)
+    bot.step(state)  # the first move probes the rate
+    start = time.perf_counter()
+    bot.step(state)
+    assert time.perf_counter() - start < 0.2
+    assert bot.total_simulations > 25
+
+
+def test_ismcts_bad_worlds_are_refused():
+    from smmcts_spiel.bots.openspiel_bots import ISMCTSBot
+
+    with pytest.raises(ValueError, match="worlds"):
+        ISMCTSBot(pyspiel.load_game("kuhn_poker"), 0, worlds="oracle")

@@ -11,7 +11,7 @@ import pytest
 
 from smmcts_spiel import bot_specs, match
 from smmcts_spiel.bots import BeliefSamplerBot, MMCTSBot, SMMCTSBot
-from smmcts_spiel.bots.openspiel_bots import PhantomTTTISMCTSBot, TurnBasedMCTSBot
+from smmcts_spiel.bots.openspiel_bots import ISMCTSBot, TurnBasedMCTSBot
 from smmcts_spiel.search.mmcts_phantom_ttt import PhantomTTTMultipleTreeSearch
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -54,7 +54,8 @@ def test_make_bot_builds_each_kind(tmp_path):
     assert isinstance(make("cpp(bot=uniform_random,seed=3)", GOOFSPIEL, 0, 0), pyspiel.Bot)
     assert isinstance(make("mmcts(training_iterations=50)", PHANTOM, 0, 0), MMCTSBot)
     assert isinstance(make("belief_sampler", PHANTOM, 0, 0), BeliefSamplerBot)
-    assert isinstance(make("ismcts(simulations=5)", PHANTOM, 1, 0), PhantomTTTISMCTSBot)
+    assert isinstance(make("ismcts(simulations=5)", PHANTOM, 1, 0), ISMCTSBot)
+    assert isinstance(make("ismcts(time_limit=0.01)", GOOFSPIEL, 1, 0), ISMCTSBot)
     search = PhantomTTTMultipleTreeSearch(PHANTOM, 0.1, 0)
     search.train(200)
     path = str(tmp_path / "tree.npz")

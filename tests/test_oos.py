@@ -92,7 +92,8 @@ def all_decision_states_below(state):
 @pytest.mark.parametrize("game", [KUHN, pyspiel.load_game("leduc_poker"),
                                   pyspiel.convert_to_turn_based(GOOFSPIEL4)],
                          ids=["kuhn", "leduc", "goofspiel4_turn_based"])
-def test_information_set_equals_brute_force(game):
+@pytest.mark.parametrize("compiled", [False, True])
+def test_information_set_equals_brute_force(game, compiled):
     rng = random.Random(0)
     states = list(all_decision_states(game)) if game.get_type().short_name == "kuhn_poker" \
         else None
@@ -117,7 +118,7 @@ def test_information_set_equals_brute_force(game):
         chance[tuple(state.history())] = prob
     for state in states:
         p = state.current_player()
-        found = information_sets.information_set(game, state, p)
+        found = information_sets.information_set(game, state, p, compiled=compiled)
         expected = by_key[(p, state.information_state_string(p), len_own(state, p))]
         assert set(found.histories) == expected
         for h, prob in zip(found.histories, found.chance_probabilities):

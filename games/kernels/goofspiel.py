@@ -32,8 +32,15 @@ _RANDOM, _DESCENDING, _ASCENDING = range(3)
 
 def parameters(game) -> tuple[np.ndarray, np.ndarray] | None:
     """The kernel's (int, float) parameter arrays for ``game``; None if it does not cover it."""
+    if game.get_parameters().get("imp_info", False):
+        return None
+    return rule_parameters(game)
+
+
+def rule_parameters(game) -> tuple[np.ndarray, np.ndarray] | None:
+    """The parameter arrays of ``game``'s rules, whatever the players observe (``imp_info``)."""
     p = game.get_parameters()
-    if p.get("imp_info", False) or p.get("players", 2) != 2 or p.get("num_turns", -1) != -1:
+    if p.get("players", 2) != 2 or p.get("num_turns", -1) != -1:
         return None
     n = p.get("num_cards", 13)
     order = p.get("points_order", "random")

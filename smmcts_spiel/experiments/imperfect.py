@@ -2,25 +2,33 @@
 
 Two kinds of strategy are scored with OpenSpiel's ``exploitability.nash_conv``:
 
-* **root** strategies, built by one run from the root of the game and read after
-  ``t`` iterations: OOS without a target (its average strategy; at the root OOS is
-  outcome-sampling MCCFR with an incremental tree) and OpenSpiel's
-  ``outcome_sampling_mccfr`` (the reference implementation of the same estimator);
-* **online** strategies, the way a bot plays: at every information set a FRESH search
-  of ``t`` iterations from that information set, and the strategy it would play there.
-  OOS (targeted, ``delta`` 0.9) plays its average strategy; OpenSpiel's ``ISMCTSBot``
-  its normalised visit counts (a mixed strategy; its default, the most visited action,
-  is pure and more exploitable); information-set SM-MCTS (RM) its visit frequencies.
-  Every information set is searched with the same budget, so the comparison is at equal
-  iterations per move.
+* **root** strategies, built by one run from the root of the game and read after ``t``
+  iterations (one sampled episode each, update players alternating): OOS without a target
+  (its average strategy; at the root OOS is outcome-sampling MCCFR with an incremental
+  tree) and OpenSpiel's C++ ``OutcomeSamplingMCCFRSolver`` (the reference implementation
+  of the same estimator, one episode per ``run_iteration``);
+* **online** strategies, the way a bot plays a game, assembled by the paper's *full
+  stitching* (Lisy, Lanctot, Bowling 2015, Sec. 5): each player's information sets are
+  visited from the root in the order of play; at each the method searches with the given
+  budget per move, starting from the memory its searches at the player's EARLIER
+  information sets on the way there left (the tables or trees a bot keeps between moves;
+  each branch gets its own copy), and the strategy it would play there is recorded. So
+  the strategy at an information set is exactly what a bot that started the game afresh
+  would play there. OOS (targeted, its bot's defaults) plays its average strategy;
+  OpenSpiel's ISMCTS (a fresh tree at every move, as its bot) its normalised visit counts
+  (a mixed strategy; the bot's default, the most visited action, is pure and more
+  exploitable); information-set SM-MCTS (RM) its visit frequencies, its trees kept.
 
-A simultaneous game (Goofspiel) is scored on its turn-based conversion, which all these
-searches play. Every job's randomness comes from its seed (and, for online strategies,
-the information state string), so results do not depend on the order of evaluation.
+The budget per move is a number of iterations or of seconds (the time includes finding
+the information set and drawing worlds, as in the bots). A simultaneous game (Goofspiel)
+is scored and searched on its turn-based conversion. Every search's randomness comes from
+the job's seed and the information state string, so results with an iteration budget do
+not depend on the order of evaluation.
 """
 
 from __future__ import annotations
 
+import copy
 import random
 import time
 import zlib
@@ -28,16 +36,27 @@ import zlib
 import numpy as np
 import pyspiel
 from open_spiel.python import policy as policy_lib
-from open_spiel.python.algorithms import exploitability, ismcts, mcts
-from open_spiel.python.algorithms import outcome_sampling_mccfr as os_mccfr
+from open_spiel.python.algorithms import exploitability
 
+from smmcts_spiel.bots.openspiel_bots import ISMCTSBot
 from smmcts_spiel.search import information_sets
 from smmcts_spiel.search.is_smmcts import InformationSetSMMCTS
-from smmcts_spiel.search.oos import OutcomeSampling
+from smmcts_spiel.search.oos_kernel import outcome_sampling
 
 ROOT_METHODS = ("oos_root", "os_mccfr")
-ONLINE_METHODS = ("oos", "ismcts", "is_smmcts_rm")
-METHODS = ROOT_METHODS + ONLINE_METHODS
+#: Online methods and their parameters (OOS: the bot's defaults, then the paper's remedies
+#: one at a time: exploration in regret matching, playing the current strategy, less
+#: targeting).
+ONLINE_METHODS = {
+    "oos": dict(delta=0.9, epsilon=0.6, gamma=0.0, final_strategy="average"),
+    "oos_gamma": dict(delta=0.9, epsilon=0.6, gamma=0.01, final_strategy="average"),
+    "oos_current": dict(delta=0.9, epsilon=0.6, gamma=0.0, final_strategy="current"),
+    "oos_delta05": dict(delta=0.5, epsilon=0.6, gamma=0.0, final_strategy="average"),
+    "ismcts": dict(uct_c=2.0, final_policy="normalized_visits"),
+    "is_smmcts_rm": dict(selector="rm", gamma=0.1, final_strategy="empirical"),
+}
+METHODS = ROOT_METHODS + tuple(ONLINE_METHODS)
+BUDGET_KINDS = ("iterations", "seconds")
 
 
 def scored_game(game_string: str) -> pyspiel.Game:
@@ -51,107 +70,224 @@ def num_information_sets(game_string: str) -> int:
     return len(policy_lib.TabularPolicy(scored_game(game_string)).state_lookup)
 
 
+# ---------------------------------------------------------------------------- root curves
+class _CppPolicy(policy_lib.Policy):
+    """A policy of OpenSpiel's C++ solver, answering OpenSpiel's Python evaluator."""
+
+    def __init__(self, game, cpp_policy):
+        super().__init__(game, [0, 1])
+        self._policy = cpp_policy
+
+    def action_probabilities(self, state, player_id=None):
+        return dict(self._policy.action_probabilities(state))
+
+
 def root_curve(game_string: str, method: str, checkpoints, seed: int) -> dict[str, np.ndarray]:
     """NashConv of a root strategy after each number of iterations in ``checkpoints``."""
-    game = scored_game(game_string)
+    game = pyspiel.load_game(game_string)
+    scored = scored_game(game_string)
     checkpoints = sorted(int(t) for t in checkpoints)
     if method == "oos_root":
-        search = OutcomeSampling(game, delta=0.0, epsilon=0.6, seed=seed)
+        search = outcome_sampling(game, delta=0.0, epsilon=0.6, seed=seed)
+        search.run(1)  # compiles before the clock starts; counted below
         step, current = (lambda n: search.run(n)), search.policy
+        done = 1
     elif method == "os_mccfr":
-        np.random.seed(seed)  # OpenSpiel's solver draws from numpy's global generator
-        solver = os_mccfr.OutcomeSamplingSolver(game)
+        solver = pyspiel.OutcomeSamplingMCCFRSolver(scored, 0.6, seed)
 
         def step(n):
             for _ in range(n):
-                solver.iteration()
-        current = solver.average_policy
+                solver.run_iteration()
+
+        def current():
+            return _CppPolicy(scored, solver.average_policy())
+        done = 0
     else:
         raise ValueError(f"unknown root method {method!r}; choose one of {ROOT_METHODS}")
     nash_conv, seconds = [], []
-    done, elapsed = 0, 0.0
+    elapsed = 0.0
     for t in checkpoints:
         start = time.perf_counter()
         step(t - done)
         elapsed += time.perf_counter() - start
         done = t
-        nash_conv.append(exploitability.nash_conv(game, current()))
+        nash_conv.append(exploitability.nash_conv(scored, current()))
         seconds.append(elapsed)
     return {"iterations": np.array(checkpoints), "nash_conv": np.array(nash_conv),
             "seconds": np.array(seconds)}
 
 
-class OnlinePolicy(policy_lib.Policy):
-    """At each information set, what a fresh search from there would play (cached)."""
+# ---------------------------------------------------------------------------- online
+def _key_seed(seed: int, player: int, info: str) -> int:
+    return (seed * 1_000_003 + zlib.crc32(f"{player}|{info}".encode())) % 2**63
 
-    def __init__(self, game: pyspiel.Game, search):
-        super().__init__(game, [0, 1])
-        self._search = search
-        self._cache: dict[tuple[int, str], dict[int, float]] = {}
+
+class OnlineSearcher:
+    """How one online method searches at an information set of ``game`` (the scored,
+    sequential game), with the memory a bot keeps between moves.
+
+    ``fresh()`` is the memory of a bot at the start of a game, ``copy(memory)`` an
+    independent copy, ``search(memory, state, key_seed)`` searches from ``state`` (the
+    memory changes) and returns the (action, probability) pairs the bot would play.
+    """
+
+    def __init__(self, game_string: str, method: str, iterations: int | None,
+                 time_limit: float | None, seed: int):
+        if method not in ONLINE_METHODS:
+            raise ValueError(f"unknown online method {method!r}; choose one of "
+                             f"{', '.join(ONLINE_METHODS)}")
+        self.game = pyspiel.load_game(game_string)
+        self.scored = scored_game(game_string)
+        self.method = method
+        self.params = ONLINE_METHODS[method]
+        self.iterations, self.time_limit = iterations, time_limit
+        self.seed = seed
+        self.searches = 0
         self.search_seconds = 0.0
+        self.search_iterations = 0
+        if method == "ismcts":
+            self._bots = [ISMCTSBot(self.scored, p, simulations=iterations, time_limit=time_limit,
+                                    uct_c=self.params["uct_c"], worlds="information_set",
+                                    final_policy=self.params["final_policy"], seed=seed + p)
+                          for p in (0, 1)]
+
+    def fresh(self):
+        if self.method.startswith("oos"):
+            p = self.params
+            search = outcome_sampling(self.game, delta=p["delta"], epsilon=p["epsilon"],
+                                      gamma=p["gamma"], seed=self.seed)
+            search.run(1)  # compile now, not inside a timed search
+            search.reset()
+            return search
+        if self.method == "is_smmcts_rm":
+            p = self.params
+            return InformationSetSMMCTS(self.scored, p["selector"], gamma=p["gamma"],
+                                        final_strategy=p["final_strategy"], seed=self.seed)
+        return None
+
+    def copy(self, memory):
+        if memory is None:
+            return None
+        return memory.copy() if hasattr(memory, "copy") else copy.deepcopy(memory)
+
+    def search(self, memory, state: pyspiel.State, key_seed: int):
+        player = state.current_player()
+        start = time.perf_counter()
+        if self.method.startswith("oos"):
+            memory.reseed(key_seed)
+            memory.target(state, player)
+            left = None if self.time_limit is None else max(
+                self.time_limit - (time.perf_counter() - start), 1e-9)
+            self.search_iterations += memory.run(self.iterations, left)
+            actions, probs = memory.strategy(state, player, self.params["final_strategy"])
+            policy = list(zip(actions, probs))
+        elif self.method == "is_smmcts_rm":
+            rng = random.Random(key_seed)
+            memory.reseed(rng.getrandbits(63))
+            sampler = information_sets.WorldSampler(self.scored, state, player, rng)
+            left = None if self.time_limit is None else max(
+                self.time_limit - (time.perf_counter() - start), 1e-9)
+            self.search_iterations += memory.run(sampler, self.iterations, left)
+            policy = list(zip(*memory.strategy(state, player)))
+        else:
+            bot = self._bots[player]
+            before = bot.total_simulations
+            policy = bot.step_with_policy(state)[0]
+            self.search_iterations += bot.total_simulations - before
+        self.search_seconds += time.perf_counter() - start
+        self.searches += 1
+        return policy
+
+
+class InformationSetForest:
+    """Each player's information sets of a sequential game, as the forest of play: the
+    parent of an information set is the player's previous one on the way there (unique
+    with perfect recall), reached by the action the player took there."""
+
+    def __init__(self, game: pyspiel.Game):
+        self.state: dict[tuple[int, str], pyspiel.State] = {}
+        self.children: dict[tuple[int, str], list[tuple[int, str]]] = {}
+        self.roots: list[tuple[int, str]] = []
+        stack = [(game.new_initial_state(), [None, None])]
+        while stack:
+            state, last = stack.pop()
+            if state.is_terminal():
+                continue
+            if state.is_chance_node():
+                stack.extend((state.child(a), last) for a, _ in reversed(state.chance_outcomes()))
+                continue
+            player = state.current_player()
+            key = (player, state.information_state_string(player))
+            if key not in self.state:
+                self.state[key] = state
+                self.children[key] = []
+                parent = last[player]
+                (self.roots if parent is None else self.children[parent]).append(key)
+            below = list(last)
+            below[player] = key
+            stack.extend((state.child(a), below) for a in reversed(state.legal_actions()))
+
+
+def stitched_policy(forest: InformationSetForest, searcher: OnlineSearcher,
+                    ) -> dict[tuple[int, str], dict[int, float]]:
+    """The paper's full stitching: {(player, information state): strategy played there}."""
+    table: dict[tuple[int, str], dict[int, float]] = {}
+
+    def visit(key, memory):
+        state = forest.state[key]
+        actions = state.legal_actions()
+        if len(actions) == 1:
+            table[key] = {actions[0]: 1.0}
+        else:
+            table[key] = dict(searcher.search(memory, state,
+                                              _key_seed(searcher.seed, *key)))
+        children = forest.children[key]
+        for j, child in enumerate(children):
+            visit(child, memory if j == len(children) - 1 else searcher.copy(memory))
+
+    for root in forest.roots:
+        visit(root, searcher.fresh())
+    return table
+
+
+class TablePolicy(policy_lib.Policy):
+    """A strategy given as {(player, information state string): {action: probability}}."""
+
+    def __init__(self, game: pyspiel.Game, table):
+        super().__init__(game, [0, 1])
+        self._table = table
 
     def action_probabilities(self, state, player_id=None):
         player = state.current_player()
-        key = (player, state.information_state_string(player))
-        if key not in self._cache:
-            actions = state.legal_actions()
-            if len(actions) == 1:
-                self._cache[key] = {actions[0]: 1.0}
-            else:
-                start = time.perf_counter()
-                self._cache[key] = dict(self._search(state, _key_seed(key)))
-                self.search_seconds += time.perf_counter() - start
-        return self._cache[key]
+        return self._table[(player, state.information_state_string(player))]
 
 
-def _key_seed(key) -> int:
-    return zlib.crc32(f"{key[0]}|{key[1]}".encode())
-
-
-def online_search(game: pyspiel.Game, method: str, iterations: int, seed: int):
-    """``search(state, key_seed) -> [(action, p), ...]``: one fresh search by ``method``."""
-    if method == "oos":
-        def search(state, key_seed):
-            oos = OutcomeSampling(game, delta=0.9, epsilon=0.6, seed=seed ^ key_seed)
-            oos.set_target(information_sets.information_set(game, state))
-            oos.run(iterations)
-            return zip(*oos.average_strategy(state))
-    elif method == "ismcts":
-        def search(state, key_seed):
-            rng = np.random.RandomState((seed ^ key_seed) % 2**32)
-            bot = ismcts.ISMCTSBot(
-                game, mcts.RandomRolloutEvaluator(1, rng), 2.0, iterations,
-                random_state=rng,
-                final_policy_type=ismcts.ISMCTSFinalPolicyType.NORMALIZED_VISITED_COUNT)
-            bot.set_resampler(information_sets.WorldSampler(
-                game, state, state.current_player(), random.Random(seed ^ key_seed)))
-            return bot.get_policy(state)
-    elif method == "is_smmcts_rm":
-        def search(state, key_seed):
-            rng = random.Random(seed ^ key_seed)
-            tree = InformationSetSMMCTS(game, "rm", gamma=0.1, seed=rng.getrandbits(63))
-            tree.run(information_sets.WorldSampler(game, state, state.current_player(), rng),
-                     iterations)
-            return zip(*tree.strategy(state, state.current_player()))
-    else:
-        raise ValueError(f"unknown online method {method!r}; choose one of {ONLINE_METHODS}")
-    return search
-
-
-def online_point(game_string: str, method: str, iterations: int,
+def online_point(game_string: str, method: str, budget, kind: str,
                  seed: int) -> dict[str, np.ndarray]:
-    """NashConv of the online strategy of ``method`` at ``iterations`` per information set."""
-    game = scored_game(game_string)
-    policy = OnlinePolicy(game, online_search(game, method, int(iterations), seed))
-    nash_conv = exploitability.nash_conv(game, policy)
-    return {"iterations": np.array([iterations]), "nash_conv": np.array([nash_conv]),
-            "seconds": np.array([policy.search_seconds])}
+    """NashConv of the stitched online strategy of ``method`` with ``budget`` iterations
+    (``kind="iterations"``) or seconds (``kind="seconds"``) per move."""
+    if kind not in BUDGET_KINDS:
+        raise ValueError(f"kind must be one of {BUDGET_KINDS}, got {kind!r}")
+    iterations, time_limit = ((int(budget), None) if kind == "iterations"
+                              else (None, float(budget)))
+    searcher = OnlineSearcher(game_string, method, iterations, time_limit, seed)
+    forest = InformationSetForest(searcher.scored)
+    table = stitched_policy(forest, searcher)
+    nash_conv = exploitability.nash_conv(searcher.scored, TablePolicy(searcher.scored, table))
+    return {"budget": np.array([budget], float), "nash_conv": np.array([nash_conv]),
+            "seconds": np.array([searcher.search_seconds]),
+            "searches": np.array([searcher.searches]),
+            "iterations_per_search": np.array([searcher.search_iterations
+                                               / max(searcher.searches, 1)])}
 
 
-def exploitability_job(game: str, method: str, iterations, seed: int) -> dict[str, np.ndarray]:
+def exploitability_job(game: str, method: str, budgets, kind: str,
+                       seed: int) -> dict[str, np.ndarray]:
     """One job of ``scripts/imperfect_exploitability.py``: a root curve over the
-    checkpoints ``iterations``, or one online point (``iterations`` a single budget)."""
+    checkpoints ``budgets`` (``kind="root"``), or one online point (one budget)."""
     if method in ROOT_METHODS:
-        return root_curve(game, method, iterations, seed)
-    (budget,) = iterations
-    return online_point(game, method, budget, seed)
+        curve = root_curve(game, method, budgets, seed)
+        return {"budget": curve["iterations"].astype(float), "nash_conv": curve["nash_conv"],
+                "seconds": curve["seconds"]}
+    (budget,) = budgets
+    return online_point(game, method, budget, kind, seed)

@@ -2,10 +2,10 @@
 
 :func:`make_bot` builds every bot of issue 14's comparison from a name, a game and a time
 per move (kept here, apart from the match runner's spec registry, until the bot specs are
-merged there). OpenSpiel's ISMCTSBot and the MMCTSBot take a number of simulations, not
-a time, so they are wrapped: ISMCTS gets the number of simulations its measured rate
-allows in the time left after drawing its worlds; MMCTS trains in small batches until
-the time is up.
+merged there). OpenSpiel's ISMCTSBot plays through the ``ismcts`` bot's time budget
+(:class:`~smmcts_spiel.bots.openspiel_bots.ISMCTSBot`); MMCTSBot takes a number of
+simulations, not a time, so it is wrapped: it trains in small batches until the time is
+up.
 """
 
 from __future__ import annotations
@@ -16,68 +16,16 @@ import time
 
 import numpy as np
 import pyspiel
-from open_spiel.python.algorithms import ismcts, mcts
 from open_spiel.python.algorithms.evaluate_bots import evaluate_bots
 from tqdm.auto import tqdm
 
 from smmcts_spiel import checks
 from smmcts_spiel.bots import BeliefSamplerBot, ISSMMCTSBot, MMCTSBot, OOSBot
-from smmcts_spiel.search.information_sets import (
-    WorldSampler,
-    check_sequential_search_game,
-    decision_state,
-)
+from smmcts_spiel.bots.openspiel_bots import ISMCTSBot
 
 BOT_NAMES = ("oos", "is_smmcts_rm", "is_smmcts_exp3", "ismcts", "mmcts", "belief_sampler",
              "random")
 _MMCTS_BATCH = 200
-
-
-class TimedISMCTSBot(pyspiel.Bot):
-    """OpenSpiel's ISMCTSBot (UCT, one random rollout, most visited action) on a time budget.
-
-    Worlds are drawn by chance probability from the information set
-    (:class:`~smmcts_spiel.search.information_sets.WorldSampler`); a simultaneous game is
-    searched through its turn-based conversion.
-    """
-
-    def __init__(self, game: pyspiel.Game, player_id: int, time_limit: float, seed: int,
-                 uct_c: float = 2.0):
-        super().__init__()
-        self._search_game = check_sequential_search_game(game, "ISMCTS")
-        self.player_id = checks.check_player_id(player_id)
-        _, self._time_limit = checks.check_budget(None, time_limit)
-        self._rng = random.Random(seed)
-        self._uct_c = uct_c
-        self._rate = None  # simulations per second, measured on earlier moves
-        self.simulations = 0
-
-    def restart_at(self, state) -> None:
-        """Nothing to do: every move searches afresh."""
-
-    def _search(self, decision, sampler, simulations: int):
-        np_rng = np.random.RandomState(self._rng.getrandbits(31))
-        bot = ismcts.ISMCTSBot(self._search_game, mcts.RandomRolloutEvaluator(1, np_rng),
-                               self._uct_c, simulations, random_state=np_rng)
-        bot.set_resampler(sampler)
-        start = time.perf_counter()
-        policy = bot.get_policy(decision)
-        self._rate = simulations / max(time.perf_counter() - start, 1e-9)
-        self.simulations += simulations
-        return policy
-
-    def step(self, state: pyspiel.State) -> int:
-        deadline = time.perf_counter() + self._time_limit
-        decision = decision_state(self._search_game, state, self.player_id)
-        sampler = WorldSampler(self._search_game, decision, self.player_id, self._rng)
-        if self._rate is None:
-            self._search(decision, sampler, 20)  # a probe, to measure the rate
-        left = deadline - time.perf_counter()
-        # ISMCTS needs a few simulations past the root's expansion to have visit counts.
-        policy = self._search(decision, sampler, max(5, int(self._rate * left)))
-        actions, probs = zip(*policy)
-        best = max(probs)
-        return int(self._rng.choice([a for a, p in zip(actions, probs) if p == best]))
 
 
 class TimedMMCTSBot(pyspiel.Bot):
@@ -112,7 +60,7 @@ def make_bot(name: str, game: pyspiel.Game, player_id: int, time_limit: float,
         return ISSMMCTSBot(game, player_id, selector=name.rpartition("_")[2], gamma=0.1,
                            iterations=None, time_limit=time_limit, seed=seed)
     if name == "ismcts":
-        return TimedISMCTSBot(game, player_id, time_limit, seed)
+        return ISMCTSBot(game, player_id, simulations=None, time_limit=time_limit, seed=seed)
     if name == "mmcts":
         return TimedMMCTSBot(game, player_id, time_limit, seed)
     if name == "belief_sampler":
@@ -126,6 +74,8 @@ def search_iterations(bot: pyspiel.Bot) -> int | None:
     """Iterations (simulations) the bot has searched so far, if it searches."""
     if isinstance(bot, (OOSBot, ISSMMCTSBot)):
         return bot.search.iterations
+    if isinstance(bot, ISMCTSBot):
+        return bot.total_simulations
     return getattr(bot, "simulations", None)
 
 

@@ -18,12 +18,15 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
+import functools
 import itertools
 import random
 
+import numpy as np
 import pyspiel
 
 from smmcts_spiel import checks
+from smmcts_spiel.search import compiled_information_sets
 
 #: Refuse to enumerate more histories than this (the walk would take too long).
 MAX_HISTORIES = 200_000
@@ -39,15 +42,26 @@ class InformationSet:
       histories: the action sequences of the histories in the set.
       chance_probabilities: for each history, the product of its chance probabilities
         (proportional to the player's belief when the opponent plays uniformly).
-      consistent_actions: for every strict prefix of a history in the set, the actions
-        that keep the play on the way to the set (the targeting of Outcome Sampling).
+      trie, trie_open: the prefixes of the histories as arrays, when the compiled walk
+        found the set (see :mod:`.compiled_information_sets`), else None.
     """
 
     player: int
     key: str
     histories: tuple[tuple[int, ...], ...]
     chance_probabilities: tuple[float, ...]
-    consistent_actions: dict[tuple[int, ...], tuple[int, ...]]
+    trie: np.ndarray | None = dataclasses.field(default=None, compare=False, repr=False)
+    trie_open: np.ndarray | None = dataclasses.field(default=None, compare=False, repr=False)
+
+    @functools.cached_property
+    def consistent_actions(self) -> dict[tuple[int, ...], tuple[int, ...]]:
+        """For every strict prefix of a history in the set, the actions that keep the play
+        on the way to the set (the targeting of Outcome Sampling)."""
+        consistent: dict[tuple[int, ...], set[int]] = {}
+        for history in self.histories:
+            for depth in range(len(history)):
+                consistent.setdefault(history[:depth], set()).add(history[depth])
+        return {h: tuple(sorted(a)) for h, a in consistent.items()}
 
 
 def _decisions(game: pyspiel.Game, history, player: int):
@@ -62,22 +76,30 @@ def _decisions(game: pyspiel.Game, history, player: int):
 
 
 def information_set(game: pyspiel.Game, state: pyspiel.State,
-                    player: int | None = None) -> InformationSet:
+                    player: int | None = None, compiled: bool | None = None) -> InformationSet:
     """The information set of ``player`` (default: the player to move) at ``state``.
 
     ``game`` must be sequential (use ``pyspiel.convert_to_turn_based`` for a simultaneous
-    game) and ``state`` one of its states where ``player`` is to move.
+    game) and ``state`` one of its states where ``player`` is to move. ``compiled``: walk
+    with compiled code over the game's information kernel (default: when it has one), or
+    in Python over pyspiel states; both find the same histories in the same order.
     """
     if player is None:
         player = state.current_player()
     if state.is_terminal() or state.is_chance_node() or state.current_player() != player:
         raise ValueError(f"player {player} is not to move in this state, so it has no "
                          f"current information set to search from:\n{state}")
-    decisions, _ = _decisions(game, state.history(), player)
     key = state.information_state_string(player)
+    kernel = compiled_information_sets.kernel_of(game) if compiled is not False else None
+    if compiled and kernel is None:
+        raise ValueError(f"{game} has no information kernel; use compiled=False")
+    if kernel is not None:
+        found, chance_probabilities, trie, trie_open = compiled_information_sets.enumerate_set(
+            kernel, state.history(), player)
+        return InformationSet(player, key, found, chance_probabilities, trie, trie_open)
+    decisions, _ = _decisions(game, state.history(), player)
     histories: list[tuple[int, ...]] = []
     chance: list[float] = []
-    consistent: dict[tuple[int, ...], set[int]] = {}
 
     def walk(node: pyspiel.State, history: tuple[int, ...], prob: float, depth: int) -> bool:
         """Collects the set's histories below ``node``; True if it found any."""
@@ -106,13 +128,11 @@ def information_set(game: pyspiel.Game, state: pyspiel.State,
         found = False
         for action, p in moves:
             if walk(node.child(action), history + (action,), prob * p, depth):
-                consistent.setdefault(history, set()).add(action)
                 found = True
         return found
 
     walk(game.new_initial_state(), (), 1.0, 0)
-    return InformationSet(player, key, tuple(histories), tuple(chance),
-                          {h: tuple(sorted(a)) for h, a in consistent.items()})
+    return InformationSet(player, key, tuple(histories), tuple(chance))
 
 
 def decision_state(search_game: pyspiel.Game, state: pyspiel.State,

@@ -108,6 +108,10 @@ class InformationSetSMMCTS:
         self.nodes: dict[tuple[int, str], InfoSetNode] = {}
         self.iterations = 0
 
+    def reseed(self, seed: int | None) -> None:
+        """Draw the following iterations from a fresh generator seeded with ``seed``."""
+        self._rng = random.Random(seed)
+
     def run(self, world: Callable[[], pyspiel.State], iterations: int | None = None,
             time_limit: float | None = None) -> int:
         """Iterates from ``world()`` states until a budget runs out; returns the count."""

@@ -31,15 +31,39 @@ not see player 1's action).
 
 from __future__ import annotations
 
-import random
 import time
 
+import numpy as np
 import pyspiel
 from open_spiel.python import policy as policy_lib
 
 from smmcts_spiel import checks
 from smmcts_spiel.search import information_sets
 from smmcts_spiel.search.selectors import regret_matching_probabilities, sample_index
+
+#: What a search recommends at an information set: the average strategy (the one that
+#: converges to an equilibrium) or the current regret-matching strategy.
+FINAL_STRATEGIES = ("average", "current")
+
+
+def check_parameters(game: pyspiel.Game, delta: float, epsilon: float, gamma: float = 0.0):
+    """(searched game, delta, epsilon, gamma) after checking them, or a ValueError naming
+    the fix."""
+    search_game = information_sets.check_sequential_search_game(game, "OOS")
+    delta = checks.check_probability(delta, "delta", below_one=True)
+    epsilon = checks.check_probability(epsilon, "epsilon")
+    if epsilon == 0.0:
+        raise ValueError("epsilon must be > 0: the update player has to explore every "
+                         "action for the regrets to converge")
+    gamma = checks.check_probability(gamma, "gamma", below_one=True)
+    return search_game, delta, epsilon, gamma
+
+
+def check_final_strategy(final_strategy: str) -> str:
+    if final_strategy not in FINAL_STRATEGIES:
+        raise ValueError(f"final_strategy must be one of {', '.join(FINAL_STRATEGIES)}, got "
+                         f"{final_strategy!r}")
+    return final_strategy
 
 
 class InfoSetNode:
@@ -52,9 +76,10 @@ class InfoSetNode:
         self.strategy_sums = [0.0] * num_actions
         self._current = [0.0] * num_actions
 
-    def current_strategy(self) -> list[float]:
-        """Regret matching (no exploration): r+ / sum r+, uniform if no positive regret."""
-        return regret_matching_probabilities(self.regrets, 0.0, self._current)
+    def current_strategy(self, gamma: float = 0.0) -> list[float]:
+        """Regret matching mixed with ``gamma`` exploration: gamma/|A| + (1 - gamma) r+ /
+        sum r+ (uniform where no regret is positive)."""
+        return regret_matching_probabilities(self.regrets, gamma, self._current)
 
     def average_strategy(self) -> list[float]:
         total = sum(self.strategy_sums)
@@ -72,28 +97,41 @@ class OutcomeSampling:
         are searched through their turn-based conversion (``search_game``).
       delta: probability that an iteration targets the current information set.
       epsilon: exploration of the update player's sampling, in (0, 1].
+      gamma: exploration mixed into regret matching, ``gamma/|A| + (1 - gamma) sigma``
+        (the paper uses 0.01 so that information sets below an opponent's unlikely move
+        keep improving); 0 is plain regret matching.
       seed: seeds the sampling; same seed, same tables.
     """
 
     def __init__(self, game: pyspiel.Game, delta: float = 0.9, epsilon: float = 0.6,
-                 seed: int | None = None):
+                 seed: int | None = None, gamma: float = 0.0):
         self.game = game
-        self.search_game = information_sets.check_sequential_search_game(game, "OOS")
-        self.delta = checks.check_probability(delta, "delta", below_one=True)
-        self.epsilon = checks.check_probability(epsilon, "epsilon")
-        if self.epsilon == 0.0:
-            raise ValueError("epsilon must be > 0: the update player has to explore every "
-                             "action for the regrets to converge")
-        self._rng = random.Random(seed)
+        self.search_game, self.delta, self.epsilon, self.gamma = check_parameters(
+            game, delta, epsilon, gamma)
+        self._rng = np.random.default_rng(seed)
         self.nodes: dict[tuple[int, str], InfoSetNode] = {}
         self.iterations = 0
         self._target: information_sets.InformationSet | None = None
         self._root = self.search_game.new_initial_state()
 
+    def reseed(self, seed: int | None) -> None:
+        """Draw the following iterations from a fresh generator seeded with ``seed``."""
+        self._rng = np.random.default_rng(seed)
+
     # ---------------------------------------------------------------- targeting
     def set_target(self, target: information_sets.InformationSet | None) -> None:
         """Target ``target`` with probability ``delta`` from now on (None: no targeting)."""
         self._target = target
+
+    def target(self, state: pyspiel.State | None, player: int | None = None) -> None:
+        """Target ``player``'s (default: the mover's) information set at ``state`` of
+        ``search_game`` (None: no targeting)."""
+        self._target = (None if state is None
+                        else information_sets.information_set(self.search_game, state, player))
+
+    @property
+    def target_set(self) -> information_sets.InformationSet | None:
+        return self._target
 
     # ---------------------------------------------------------------- iterations
     def run(self, iterations: int | None = None, time_limit: float | None = None) -> int:
@@ -171,7 +209,7 @@ class OutcomeSampling:
             if node is None:
                 node = self.nodes[key] = InfoSetNode(n)
                 in_tree = False  # the playout starts below the node just added
-        sigma = node.current_strategy() if node is not None else [1.0 / n] * n
+        sigma = node.current_strategy(self.gamma) if node is not None else [1.0 / n] * n
         if player == update_player:
             sampling = [self.epsilon / n + (1.0 - self.epsilon) * p for p in sigma]
         else:
@@ -205,12 +243,20 @@ class OutcomeSampling:
     # ---------------------------------------------------------------- strategies
     def average_strategy(self, state: pyspiel.State, player: int | None = None):
         """(actions, average strategy) at ``state`` of ``search_game``; uniform off-tree."""
+        return self.strategy(state, player, "average")
+
+    def strategy(self, state: pyspiel.State, player: int | None = None,
+                 final_strategy: str = "average"):
+        """(actions, average or current strategy) at ``state`` of ``search_game``; uniform
+        off-tree. The current strategy is regret matching without exploration."""
         if player is None:
             player = state.current_player()
         actions = state.legal_actions(player)
         node = self.nodes.get((player, state.information_state_string(player)))
         if node is None:
             return actions, [1.0 / len(actions)] * len(actions)
+        if check_final_strategy(final_strategy) == "current":
+            return actions, list(node.current_strategy())
         return actions, node.average_strategy()
 
     def policy(self) -> OOSPolicy:

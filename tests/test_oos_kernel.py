@@ -1,0 +1,123 @@
+"""Compiled OOS: the same tables as the Python engine from the same seed, OpenSpiel's anchor,
+and the compiled enumeration of information sets equals the Python one."""
+
+import numpy as np
+import pyspiel
+import pytest
+from open_spiel.python.algorithms import exploitability
+
+import smmcts_spiel  # noqa: F401
+from smmcts_spiel.search import information_sets
+from smmcts_spiel.search.oos import OutcomeSampling
+from smmcts_spiel.search.oos_kernel import KernelOutcomeSampling
+
+GAMES = ["kuhn_poker", "leduc_poker", "goofspiel(num_cards=4,imp_info=True)"]
+
+
+def decision_states(game):
+    stack = [game.new_initial_state()]
+    while stack:
+        state = stack.pop()
+        if state.is_terminal():
+            continue
+        if state.is_chance_node():
+            stack.extend(state.child(a) for a, _ in state.chance_outcomes())
+            continue
+        yield state
+        stack.extend(state.child(a) for a in state.legal_actions())
+
+
+def random_decision_state(game, rng, min_depth):
+    """On a random trajectory, the first decision at least ``min_depth`` actions deep (or
+    the last decision if the game ends before)."""
+    state, last = game.new_initial_state(), None
+    while not state.is_terminal():
+        if not state.is_chance_node():
+            if len(state.history()) >= min_depth:
+                return state
+            last = state.clone()
+        actions = ([a for a, _ in state.chance_outcomes()] if state.is_chance_node()
+                   else state.legal_actions())
+        state.apply_action(actions[rng.integers(len(actions))])
+    return last
+
+
+def python_tables_by_key(python, kernel):
+    """The Python engine's tables keyed by the compiled engine's information keys."""
+    keys = {}
+    for state in decision_states(python.search_game):
+        p = state.current_player()
+        keys.setdefault((p, state.information_state_string(p)), kernel.key(state, p))
+    return {keys[k]: (node.regrets, node.strategy_sums) for k, node in python.nodes.items()}
+
+
+@pytest.mark.parametrize("game_string", GAMES)
+@pytest.mark.parametrize("targeted, gamma", [(False, 0.0), (True, 0.0), (True, 0.01)])
+def test_same_seed_same_tables_as_the_python_engine(game_string, targeted, gamma):
+    game = pyspiel.load_game(game_string)
+    python = OutcomeSampling(game, delta=0.8, epsilon=0.6, seed=11, gamma=gamma)
+    kernel = KernelOutcomeSampling(game, delta=0.8, epsilon=0.6, seed=11, gamma=gamma)
+    if targeted:
+        state = random_decision_state(python.search_game, np.random.default_rng(3), 3)
+        python.target(state)
+        kernel.target(state)
+    python.run(3000)
+    kernel.run(3000)
+    ours = kernel.tables()
+    theirs = python_tables_by_key(python, kernel)
+    assert len(ours) == len(theirs) >= 12
+    assert set(ours) == set(theirs)
+    for key, (regrets, sums) in theirs.items():
+        assert ours[key][0].tolist() == regrets
+        assert ours[key][1].tolist() == sums
+    state = random_decision_state(python.search_game, np.random.default_rng(4), 2)
+    for final_strategy in ("average", "current"):
+        assert (kernel.strategy(state, None, final_strategy)
+                == python.strategy(state, None, final_strategy))
+
+
+@pytest.mark.parametrize("game_string", GAMES + ["goofspiel(num_cards=5,imp_info=True)",
+                                                 "phantom_ttt"])
+def test_compiled_information_sets_equal_the_python_enumeration(game_string):
+    game = pyspiel.load_game(game_string)
+    kernel = KernelOutcomeSampling(game, seed=0)
+    rng = np.random.default_rng(5)
+    for depth in (0, 2, 4, 6):
+        state = random_decision_state(kernel.search_game, rng, depth)
+        kernel.target(state)
+        expected = information_sets.information_set(kernel.search_game, state, compiled=False)
+        assert kernel.target_set.histories == expected.histories
+        assert kernel.target_set.chance_probabilities == pytest.approx(
+            expected.chance_probabilities)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_kuhn_10000_unbiased_iterations_below_005_like_openspiel_oos_test(seed):
+    game = pyspiel.load_game("kuhn_poker")
+    search = KernelOutcomeSampling(game, delta=0.0, epsilon=0.6, seed=seed)
+    search.run(10_000)
+    assert exploitability.exploitability(game, search.policy()) < 0.05
+
+
+def test_time_limit_is_respected_and_tables_grow():
+    game = pyspiel.load_game("goofspiel(num_cards=6,imp_info=True)")
+    search = KernelOutcomeSampling(game, seed=0)
+    search.run(10)  # compile
+    done = search.run(time_limit=0.2)
+    assert done > 1000
+    assert search.num_nodes > 1000
+    assert search.iterations == done + 10
+
+
+def test_copy_continues_identically():
+    game = pyspiel.load_game("leduc_poker")
+    search = KernelOutcomeSampling(game, seed=4)
+    search.run(500)
+    other = search.copy()
+    search.run(500)
+    other.run(500)
+    assert search.tables().keys() == other.tables().keys()
+    theirs = other.tables()
+    for key, (regrets, sums) in search.tables().items():
+        assert theirs[key][0].tolist() == regrets.tolist()
+        assert theirs[key][1].tolist() == sums.tolist()
