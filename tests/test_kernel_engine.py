@@ -9,6 +9,7 @@ import pytest
 import smmcts_spiel  # noqa: F401  (registers smmcts_goofspiel)
 from smmcts_spiel.bots import SMMCTSBot
 from smmcts_spiel.exact import exploitability
+from smmcts_spiel.search.array_engine import ArraySMMCTS
 from smmcts_spiel.search.evaluators import RandomRolloutEvaluator
 from smmcts_spiel.search.kernel_engine import KernelSMMCTS
 from smmcts_spiel.search.smmcts import FINAL_STRATEGIES, SMMCTS, final_probabilities
@@ -207,11 +208,12 @@ def test_time_limit_is_kept():
 def test_engine_choice():
     goofspiel = pyspiel.load_game(GOOF4)
     assert isinstance(SMMCTSBot(goofspiel, 0).search, KernelSMMCTS)
-    assert isinstance(SMMCTSBot(goofspiel, 0, engine="generic").search, SMMCTS)
+    assert isinstance(SMMCTSBot(goofspiel, 0, engine="generic").search, ArraySMMCTS)
+    assert isinstance(SMMCTSBot(goofspiel, 0, engine="reference").search, SMMCTS)
     assert isinstance(SMMCTSBot(goofspiel, 0, evaluator="heuristic").search, KernelSMMCTS)
     python_evaluator = RandomRolloutEvaluator(seed=0)
-    assert isinstance(SMMCTSBot(goofspiel, 0, evaluator=python_evaluator).search, SMMCTS)
-    assert isinstance(SMMCTSBot(pyspiel.load_game("tic_tac_toe"), 0).search, SMMCTS)
+    assert isinstance(SMMCTSBot(goofspiel, 0, evaluator=python_evaluator).search, ArraySMMCTS)
+    assert isinstance(SMMCTSBot(pyspiel.load_game("tic_tac_toe"), 0).search, ArraySMMCTS)
     with pytest.raises(ValueError, match="no game kernel"):
         SMMCTSBot(pyspiel.load_game("tic_tac_toe"), 0, engine="kernel")
     with pytest.raises(ValueError, match="engine="):

@@ -75,7 +75,7 @@ class SearchNode:
     """
 
     __slots__ = ("kind", "state", "total", "visits", "u1", "mover", "actions", "children",
-                 "unexpanded", "selectors", "counts", "strategy_sums", "chance_outcomes")
+                 "untried", "selectors", "counts", "strategy_sums", "chance_outcomes")
 
     def __init__(self, state: pyspiel.State):
         self.state = state
@@ -267,8 +267,12 @@ class SMMCTS:
             return node.total / node.visits if self.propagate_mean else u1
         if node.children is None:
             self._open(node)
-        if node.unexpanded:
-            joint = node.unexpanded.pop()
+        if node.untried:
+            # A uniformly random joint action among those never tried (one draw, as in
+            # the compiled engines).
+            target = min(int(self._rng.random() * node.untried), node.untried - 1)
+            joint = [k for k, child in enumerate(node.children) if child is None][target]
+            node.untried -= 1
             n2 = len(node.actions[1])
             i, j = divmod(joint, n2)
             child_state = node.state.clone()
@@ -276,7 +280,7 @@ class SMMCTS:
                 child_state.apply_actions([node.actions[0][i], node.actions[1][j]])
             else:
                 child_state.apply_action(node.actions[node.mover][i if node.mover == 0 else j])
-            if not node.unexpanded:
+            if not node.untried:
                 node.state = None  # every child exists: the state is no longer needed
             child = node.children[joint] = SearchNode(child_state)
             u1 = child.u1 if child.kind == _TERMINAL else self.evaluator.evaluate(child_state)[0]
@@ -295,11 +299,10 @@ class SMMCTS:
         return node.total / node.visits if self.propagate_mean else u1
 
     def _open(self, node: SearchNode) -> None:
-        """First visit of a decision node: create its selectors and expansion order."""
+        """First visit of a decision node: create its children table and selectors."""
         n1, n2 = len(node.actions[0]), len(node.actions[1])
         node.children = [None] * (n1 * n2)
-        node.unexpanded = list(range(n1 * n2))
-        self._rng.shuffle(node.unexpanded)
+        node.untried = n1 * n2
         node.selectors = tuple(self._make_selector(n) if n > 1 else None for n in (n1, n2))
         node.counts = ([0] * n1, [0] * n2)
         node.strategy_sums = ([0.0] * n1, [0.0] * n2) if self._track_average else None
