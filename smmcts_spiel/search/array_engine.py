@@ -243,7 +243,7 @@ class ArraySMMCTS(ArrayTreeSearch):
         check_game(game)
         depth = game.max_game_length() + 2  # nodes on a path (chance nodes: grown if need be)
         super().__init__(game, selector, gamma, c, final_strategy, node_room=1, pool_room=0,
-                         initial_nodes=initial_nodes)
+                         initial_nodes=initial_nodes, assumed_rate=3e5)
         rng = random.Random(seed)  # the reference engine's draws, in the same order
         self.evaluator = evaluator or OpenSpielRolloutEvaluator(seed=rng.getrandbits(63))
         self._ints = np.zeros(PATH + 3 * depth, np.int64)
@@ -257,6 +257,14 @@ class ArraySMMCTS(ArrayTreeSearch):
         self._floats[:PROBS] = self._config
         self._states: list = []  # per node: its pyspiel state while a child is missing
         self._actions: list = []  # per node: (actions of player 0, of player 1, mover)
+        self._load_compiled_code()
+
+    def _load_compiled_code(self) -> None:
+        """Call each compiled function once (no random draw), so that loading (or
+        compiling) it happens here rather than inside the first timed move."""
+        self.set_root(self.game.new_initial_state())
+        self._copy_to_scratch()
+        self.reset()
 
     # -- the hooks of ArrayTreeSearch ------------------------------------------------
 

@@ -12,7 +12,7 @@ search; the default is one seeded random rollout.
 * :class:`OshiZumoEvaluator`: wrestler position and coin difference.
 
 :func:`make_evaluator` builds one by name (``evaluator=...`` in bot specs). They run in the
-generic engine; games with a numba kernel also have compiled evaluators in
+generic and reference engines; games with a numba kernel also have compiled evaluators in
 :mod:`smmcts_spiel.games.kernels` (the kernel engine). A user's own evaluator is any object with
 ``evaluate(state) -> [value of player 1, value of player 2]`` (in the game's utility units)
 and ``prior(state)``; pass it as ``SMMCTSBot(..., evaluator=...)``.

@@ -233,7 +233,8 @@ class KernelSMMCTS(ArrayTreeSearch):
         width = kernel.max_actions ** 2 + 2 * kernel.max_actions + 2 * kernel.max_chance_outcomes
         super().__init__(game, selector, gamma, c, final_strategy,
                          node_room=kernel.max_depth + 1,
-                         pool_room=(kernel.max_depth + 1) * width, initial_nodes=initial_nodes)
+                         pool_room=(kernel.max_depth + 1) * width, initial_nodes=initial_nodes,
+                         assumed_rate=2e6)
         self.kernel = kernel
         self.evaluator = evaluator
         self._evaluator_code = kernels.EVALUATORS[evaluator]
@@ -251,10 +252,7 @@ class KernelSMMCTS(ArrayTreeSearch):
         here rather than inside the first timed move."""
         self.set_root(self.game.new_initial_state())
         self._iterate(0, 0)
-        ta.copy_subtree(0, self.nodes_i, self.nodes_f, self.pool, self.slots, self.counters,
-                        self.nodes_i[:, :1].copy(), self.nodes_f[:, :1].copy(), self.pool[:0],
-                        self.slots[:, :0].copy(), np.zeros(3, np.int64),
-                        np.full(1, -1, np.int64))
+        self._copy_to_scratch()
         self.reset()
 
     # -- the hooks of ArrayTreeSearch ------------------------------------------------

@@ -1,12 +1,17 @@
-"""Simultaneous-Move MCTS (Alg. 1 of Lisy et al., NIPS 2013) over pyspiel states.
+"""Simultaneous-Move MCTS (Alg. 1 of Lisy et al., NIPS 2013) over pyspiel states: the
+reference engine.
 
-The pieces follow OpenSpiel's ``mcts.py``: an evaluator scores new leaves, a
-:class:`SearchNode` holds the statistics of one state, and :class:`SMMCTS` runs
-iterations and answers strategy queries; the bot (``smmcts_spiel.bots``) wraps it.
+The small readable statement of the algorithm, in Python objects, that the compiled
+engines (:mod:`.array_engine`, SMMCTSBot's generic path, and :mod:`.kernel_engine`) are
+tested against; ``SMMCTSBot(engine="reference")`` plays with it. The pieces follow
+OpenSpiel's ``mcts.py``: an evaluator scores new leaves, a :class:`SearchNode` holds the
+statistics of one state, and :class:`SMMCTS` runs iterations and answers strategy
+queries; the bot (``smmcts_spiel.bots``) wraps it.
 
 One iteration descends the tree. At a decision node that still has an untried joint
-action it tries one (chosen uniformly at random), adds the child, evaluates it with one
-rollout and returns; otherwise each player picks its own action with its own selector.
+action it tries one (one uniform draw ``u`` picks the ``floor(u * untried)``-th untried
+joint action ``i * n2 + j``), adds the child, evaluates it with one rollout and returns;
+otherwise each player picks its own action with its own selector.
 Every node records the sum ``X`` and count ``n`` of the values passed through it; a node
 returns the sampled value, or ``X / n`` in the mean-propagating variants (RMM, Exp3M,
 UCBM). A node where only one player moves is a 1 x n stage; chance nodes are sampled.

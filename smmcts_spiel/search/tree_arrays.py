@@ -389,7 +389,8 @@ class ArrayTreeSearch:
     """
 
     def __init__(self, game: pyspiel.Game, selector: str, gamma: float, c: float,
-                 final_strategy: str, node_room: int, pool_room: int, initial_nodes: int):
+                 final_strategy: str, node_room: int, pool_room: int, initial_nodes: int,
+                 assumed_rate: float):
         base, self.propagate_mean = selectors.parse_selector(selector)
         if base == "ucb":
             c = selectors.check_c(c)
@@ -420,6 +421,11 @@ class ArrayTreeSearch:
         self._root_history: list[int] = []
         self.last_iterations = 0  # iterations of the last run
         self._spare = None  # arrays to copy the kept subtree into when re-rooting
+        # For sizing the arrays before a run (see _make_room): the fastest rate seen
+        # (iterations/s; assumed_rate until measured) and the most nodes, pool and slot
+        # entries one iteration added on average in a run.
+        self._rate = float(assumed_rate)
+        self._growth = np.array([1.0, 32.0, 8.0])
 
     # -- tree management ---------------------------------------------------------------
 
@@ -454,6 +460,15 @@ class ArrayTreeSearch:
         self.counters[:] = counters
         self._kept(new_index)
         return 0
+
+    def _copy_to_scratch(self) -> None:
+        """Copy the tree into scratch arrays of its size (loads ``copy_subtree``)."""
+        nodes, pool, slots = (int(x) + 1 for x in self.counters)
+        copy_subtree(0, self.nodes_i, self.nodes_f, self.pool, self.slots, self.counters,
+                     np.zeros((self.nodes_i.shape[0], nodes), np.int64),
+                     np.zeros((self.nodes_f.shape[0], nodes)), np.zeros(pool, np.int64),
+                     np.zeros((self.slots.shape[0], slots)), np.zeros(3, np.int64),
+                     np.full(nodes, -1, np.int64))
 
     def reset(self) -> None:
         self.root, self._root_history = None, []
@@ -502,23 +517,49 @@ class ArrayTreeSearch:
         return node
 
     def _grow(self) -> None:
-        """Enlarge (4x) the arrays that may overflow in the next iteration.
+        """Enlarge (4x) the arrays that may overflow in the next iteration (the fallback
+        when a run outgrows what :meth:`_make_room` planned for)."""
+        self._resize(*(4 * n if used + room > n else n for used, room, n in zip(
+            self.counters, (self._node_room, self._pool_room, self._pool_room),
+            self._capacity())))
 
-        Only the used part is copied: numpy's fresh zeros are not touched until written,
-        so a large capacity costs no time (this bounds the pause of a timed move).
+    def _capacity(self) -> tuple[int, int, int]:
+        return self.nodes_i.shape[1], len(self.pool), self.slots.shape[1]
+
+    def _resize(self, nodes: int, pool: int, slots: int) -> None:
+        """Give the arrays these capacities (at least); only the used part is copied.
+
+        Fresh zeros are not touched until written, so capacity costs address space, not
+        time; copying a big tree into fresh memory does cost time (milliseconds per
+        megabyte on a busy machine), which is why runs plan their room before they start.
         """
-        def enlarged(array, used):
-            bigger = np.zeros(array.shape[:-1] + (4 * array.shape[-1],), array.dtype)
+        def resized(array, used, capacity):
+            if capacity <= array.shape[-1]:
+                return array
+            bigger = np.zeros(array.shape[:-1] + (capacity,), array.dtype)
             bigger[..., :used] = array[..., :used]
             return bigger
-        nodes, pool, slots = (int(x) for x in self.counters)
-        if nodes + self._node_room > self.nodes_i.shape[1]:
-            self.nodes_i, self.nodes_f = enlarged(self.nodes_i, nodes), enlarged(self.nodes_f,
-                                                                                  nodes)
-        if pool + self._pool_room > len(self.pool):
-            self.pool = enlarged(self.pool, pool)
-        if slots + self._pool_room > self.slots.shape[1]:
-            self.slots = enlarged(self.slots, slots)
+        used_nodes, used_pool, used_slots = (int(x) for x in self.counters)
+        self.nodes_i = resized(self.nodes_i, used_nodes, nodes)
+        self.nodes_f = resized(self.nodes_f, used_nodes, nodes)
+        self.pool = resized(self.pool, used_pool, pool)
+        self.slots = resized(self.slots, used_slots, slots)
+
+    def _make_room(self, iterations: float) -> None:
+        """Make room, before a run starts, for what ``iterations`` iterations may add (at
+        the largest growth per iteration seen), so that the run itself does not stop to
+        grow the arrays: right after re-rooting the tree to copy is small."""
+        wanted = [int(used + iterations * growth) + room for used, growth, room in zip(
+            self.counters, self._growth, (self._node_room, self._pool_room, self._pool_room))]
+        if any(w > n for w, n in zip(wanted, self._capacity())):
+            self._resize(*(max(n, w + w // 4) for w, n in zip(wanted, self._capacity())))
+
+    def _learn(self, iterations: int, seconds: float, added: np.ndarray) -> None:
+        """Remember the rate and the growth per iteration of a finished run."""
+        if iterations > 0:
+            if seconds > 0:
+                self._rate = max(self._rate, iterations / seconds)
+            self._growth = np.maximum(self._growth, added / iterations)
 
     def has_room(self) -> bool:
         """Whether the arrays hold what one more iteration may add."""
@@ -539,13 +580,22 @@ class ArrayTreeSearch:
         if state.is_terminal():
             raise ValueError("cannot search from a terminal state: the game is over")
         root = self.set_root(state).index
+        if time_limit is not None:
+            self._make_room(min(iterations or np.inf, 1.25 * self._rate * time_limit))
+        before = self.counters.copy()
+        searching = time.perf_counter()
+        done = self._search(root, iterations, time_limit and start + time_limit)
+        self._learn(done, time.perf_counter() - searching, self.counters - before)
+        self.last_iterations = done
+        return self.root
+
+    def _search(self, root: int, iterations: int | None, deadline: float | None) -> int:
+        """Iterations until the budget runs out; returns how many were done."""
         done = 0
-        if time_limit is None:
+        if deadline is None:
             while done < iterations:
                 done += self._iterate(root, iterations - done)
-            self.last_iterations = done
-            return self.root
-        deadline = start + time_limit
+            return done
         chunk = 16
         searching = time.perf_counter()
         while iterations is None or done < iterations:
@@ -559,8 +609,7 @@ class ArrayTreeSearch:
             # most doubling it.
             rate = done / max(now - searching, 1e-6)
             chunk = int(max(1, min(2 * chunk, rate * min(CHECK_EVERY, deadline - now))))
-        self.last_iterations = done
-        return self.root
+        return done
 
     # -- results -----------------------------------------------------------------------
 
