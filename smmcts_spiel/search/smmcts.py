@@ -69,6 +69,27 @@ def check_game(game: pyspiel.Game) -> None:
     checks.check_game(game, "SM-MCTS", hint="use smmcts_spiel.bots.MMCTSBot for such games")
 
 
+def follow_history(node, moves: Sequence[int]):
+    """The node reached from ``node`` by pyspiel history entries (one per chance or single
+    move, two per joint move), or None where the tree does not go; for the nodes of every
+    engine (``is_terminal``, ``is_chance``, ``is_open``, ``mover``, ``child``)."""
+    k = 0
+    while k < len(moves):
+        if node is None or node.is_terminal or not node.is_open:
+            return None
+        if node.is_chance:
+            node, k = node.child((moves[k],)), k + 1
+        elif node.mover is None:
+            if k + 1 >= len(moves):
+                return None
+            node, k = node.child((moves[k], moves[k + 1])), k + 2
+        else:
+            pair = [pyspiel.INVALID_ACTION, pyspiel.INVALID_ACTION]
+            pair[node.mover] = moves[k]
+            node, k = node.child(pair), k + 1
+    return node
+
+
 class SearchNode:
     """Statistics of one state in the search tree.
 
@@ -110,6 +131,11 @@ class SearchNode:
     @property
     def is_chance(self) -> bool:
         return self.kind == _CHANCE
+
+    @property
+    def is_open(self) -> bool:
+        """Whether the node has had its first visit (chance nodes: from the start)."""
+        return self.kind == _CHANCE or self.children is not None
 
     def mean(self) -> float:
         """Mean player-1 value of the iterations through this node."""
@@ -211,22 +237,7 @@ class SMMCTS:
 
     @staticmethod
     def _descend(node: SearchNode, moves: Sequence[int]) -> SearchNode | None:
-        """Follow history entries (one per chance or sequential move, two per joint move)."""
-        k = 0
-        while k < len(moves):
-            if node is None or node.kind == _TERMINAL:
-                return None
-            if node.kind == _CHANCE:
-                node, k = node.child((moves[k],)), k + 1
-            elif node.mover is None:
-                if k + 1 >= len(moves):
-                    return None
-                node, k = node.child((moves[k], moves[k + 1])), k + 2
-            else:
-                pair = [pyspiel.INVALID_ACTION, pyspiel.INVALID_ACTION]
-                pair[node.mover] = moves[k]
-                node, k = node.child(pair), k + 1
-        return node
+        return follow_history(node, moves)
 
     # -- running -----------------------------------------------------------------------
 

@@ -35,7 +35,12 @@ import pyspiel
 from smmcts_spiel import checks
 from smmcts_spiel.games.kernels.base import CHANCE, DECISION, TERMINAL  # node kinds
 from smmcts_spiel.search import selectors
-from smmcts_spiel.search.smmcts import FINAL_STRATEGIES, SearchPolicy, final_probabilities
+from smmcts_spiel.search.smmcts import (
+    FINAL_STRATEGIES,
+    SearchPolicy,
+    final_probabilities,
+    follow_history,
+)
 
 SELECTOR_CODES = {"rm": 0, "exp3": 1, "ucb": 2, "rmb": 3}
 # nodes_i fields
@@ -499,22 +504,8 @@ class ArrayTreeSearch:
 
     def _descend(self, node: int, moves) -> int:
         """Follow history entries (one per chance or single move, two per joint move)."""
-        k = 0
-        while k < len(moves):
-            if node < 0 or self.nodes_i[KIND, node] == TERMINAL or self.nodes_i[CHILD, node] < 0:
-                return -1
-            view = ArrayNode(self, node)
-            if view.is_chance:
-                node, k = self.child_index(node, (moves[k],)), k + 1
-            elif view.mover is None:
-                if k + 1 >= len(moves):
-                    return -1
-                node, k = self.child_index(node, (moves[k], moves[k + 1])), k + 2
-            else:
-                pair = [pyspiel.INVALID_ACTION, pyspiel.INVALID_ACTION]
-                pair[view.mover] = moves[k]
-                node, k = self.child_index(node, pair), k + 1
-        return node
+        reached = follow_history(ArrayNode(self, node), moves)
+        return -1 if reached is None else reached.index
 
     def _grow(self) -> None:
         """Enlarge (4x) the arrays that may overflow in the next iteration (the fallback
