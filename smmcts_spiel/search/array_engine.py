@@ -280,9 +280,7 @@ class ArraySMMCTS(ArrayTreeSearch):
         self._advance(0, kind, n1, n2, value)
         return int(self._ints[ROOT])
 
-    def _kept(self, new_index: np.ndarray) -> None:
-        kept = np.flatnonzero(new_index >= 0)
-        order = kept[np.argsort(new_index[kept])]
+    def _kept(self, order: np.ndarray) -> None:
         if len(order) == 1:
             self._states, self._actions = [self._states[order[0]]], [self._actions[order[0]]]
         else:
@@ -346,33 +344,33 @@ class ArraySMMCTS(ArrayTreeSearch):
 
     def _iterate(self, root: int, iterations: int) -> int:
         """Up to ``iterations`` iterations (all of them: the arrays grow as needed)."""
-        advance = self._advance
         states, actions = self._states, self._actions
         evaluate = self.evaluator.evaluate
         kind, n1, n2, value = DECISION, 0, 0, 0.0
         done = 0
+        arrays = (self._floats, self.nodes_i, self.nodes_f, self.pool, self.slots, self._ints)
         while True:
-            why, node, action, k = advance(iterations - done, kind, n1, n2, value)
+            why, node, action, k = _advance(iterations - done, kind, n1, n2, value, *arrays)
             done += k
             if why == DONE:
                 return done
-            if why == FULL:
-                self._grow_for(node, n1)
-                continue
-            if why == TOO_DEEP:
-                self._grow_path()
+            if why == FULL or why == TOO_DEEP:
+                if why == FULL:
+                    self._grow_for(node, n1)
+                else:
+                    self._grow_path()
+                arrays = (self._floats, self.nodes_i, self.nodes_f, self.pool, self.slots,
+                          self._ints)
                 continue
             child = states[node].clone()
             first, second, mover = actions[node]
-            if why & OUTCOME:
+            if why & OUTCOME or mover == 0:  # (one action of player 2: joint action i)
                 child.apply_action(first[action])
             elif mover is None:
                 i, j = divmod(action, len(second))
                 child.apply_actions([first[i], second[j]])
-            elif mover == 0:
-                child.apply_action(first[action // len(second)])
-            else:
-                child.apply_action(second[action % len(second)])
+            else:  # one action of player 1: joint action j
+                child.apply_action(second[action])
             if why & LAST:
                 states[node] = None  # every child exists: the state is no longer needed
             kind, n1, n2, value = self._describe(child)

@@ -272,7 +272,7 @@ class KernelSMMCTS(ArrayTreeSearch):
         return _new_root(self.kernel.code, self._root_state, self.kernel.params,
                          self.kernel.data, self.nodes_i, self.nodes_f, self.counters)
 
-    def _kept(self, new_index: np.ndarray) -> None:
+    def _kept(self, order: np.ndarray) -> None:
         """Nothing to renumber: the nodes store no game state (``set_root`` replays it)."""
 
     def set_root(self, state: pyspiel.State) -> KernelNode:

@@ -243,15 +243,16 @@ def back_up(depth, u, path_node, path_i, path_j, mean_variant, selector, track_a
 
 @numba.njit(cache=True)
 def copy_subtree(root, nodes_i, nodes_f, pool, slots, counters, new_nodes_i, new_nodes_f,
-                 new_pool, new_slots, new_counters, new_index):
+                 new_pool, new_slots, new_counters, new_index, queue):
     """Copy the subtree of ``root`` into the ``new_*`` arrays, numbered breadth first.
 
-    ``new_index`` (one -1 per old node) maps old node numbers to new ones."""
+    ``new_index`` (given as one -1 per old node) maps old node numbers to new ones;
+    ``queue`` (room for one entry per old node) ends with the old numbers of the copied
+    nodes in their new order."""
     new_index[root] = 0
     new_counters[NUM_NODES] = 1
     new_counters[POOL_USED] = 0
     new_counters[SLOTS_USED] = 0
-    queue = np.empty(counters[NUM_NODES], np.int64)
     queue[0] = root
     head = 0
     tail = 1
@@ -388,9 +389,9 @@ class ArrayTreeSearch:
 
     A subclass provides ``node_actions(index)`` (the node's pyspiel actions, or None if not
     known), ``_new_tree(state) -> root index`` (after the counters were reset),
-    ``_kept(new_index)`` (re-rooting moved the nodes: ``new_index[old]`` is the new number
-    or -1) and ``_iterate(root, n) -> iterations done`` (up to ``n``; fewer only when the
-    arrays need to grow).
+    ``_kept(order)`` (re-rooting kept the nodes ``order``: old numbers in their new order)
+    and ``_iterate(root, n) -> iterations done`` (up to ``n``; fewer only when the arrays
+    need to grow).
     """
 
     def __init__(self, game: pyspiel.Game, selector: str, gamma: float, c: float,
@@ -426,6 +427,7 @@ class ArrayTreeSearch:
         self._root_history: list[int] = []
         self.last_iterations = 0  # iterations of the last run
         self._spare = None  # arrays to copy the kept subtree into when re-rooting
+        self._scratch = np.zeros(0, np.int64)  # node renumbering when re-rooting
         # For sizing the arrays before a run (see _make_room): the fastest rate seen
         # (iterations/s; assumed_rate until measured) and the most nodes, pool and slot
         # entries one iteration added on average in a run.
@@ -458,12 +460,16 @@ class ArrayTreeSearch:
         if spare is None or any(s.shape[-1] < a.shape[-1] for s, a in zip(spare, arrays)):
             spare = tuple(np.zeros(a.shape, a.dtype) for a in arrays)
         counters = np.zeros(3, np.int64)
-        new_index = np.full(int(self.counters[NUM_NODES]), -1, np.int64)
-        copy_subtree(index, *arrays, self.counters, *spare, counters, new_index)
+        n = int(self.counters[NUM_NODES])
+        if len(self._scratch) < 2 * n:  # reused from move to move, as the spare arrays
+            self._scratch = np.zeros(4 * n, np.int64)
+        new_index, queue = self._scratch[:n], self._scratch[n:2 * n]
+        new_index.fill(-1)
+        copy_subtree(index, *arrays, self.counters, *spare, counters, new_index, queue)
         self._spare = arrays
         self.nodes_i, self.nodes_f, self.pool, self.slots = spare
         self.counters[:] = counters
-        self._kept(new_index)
+        self._kept(queue[:counters[NUM_NODES]])
         return 0
 
     def _copy_to_scratch(self) -> None:
@@ -473,7 +479,7 @@ class ArrayTreeSearch:
                      np.zeros((self.nodes_i.shape[0], nodes), np.int64),
                      np.zeros((self.nodes_f.shape[0], nodes)), np.zeros(pool, np.int64),
                      np.zeros((self.slots.shape[0], slots)), np.zeros(3, np.int64),
-                     np.full(nodes, -1, np.int64))
+                     np.full(nodes, -1, np.int64), np.zeros(nodes, np.int64))
 
     def reset(self) -> None:
         self.root, self._root_history = None, []
