@@ -227,8 +227,9 @@ def main(argv):
               f"{r['python_rate']:,.0f}; ratio vs Python {r['ratio_vs_python']:.2f}\n"
               + per_move_lines(game_string, r, "Python MCTSBot at its rate "
                                f"{r['python_rate'] * _MOVE_TIME.value:,.0f}"), flush=True)
-    print(f"generic_ratio_vs_python={generic_ratios[0]:.2f}")
-    print(f"ratio_vs_cpp={min(cpp_ratios):.2f}")
+    # nan where a list of games was left empty (a run of some games only).
+    print(f"generic_ratio_vs_python={generic_ratios[0] if generic_ratios else np.nan:.2f}")
+    print(f"ratio_vs_cpp={min(cpp_ratios, default=np.nan):.2f}")
 
 
 if __name__ == "__main__":
