@@ -166,7 +166,56 @@ class SearchNode:
         return final_probabilities(self.counts[player], sums, final_strategy, exploration)
 
 
-class SMMCTS:
+class TreeSearch:
+    """The root and its reuse, node lookup and results, for every SM-MCTS engine.
+
+    A subclass sets ``self.root = None`` and ``self._root_history = []`` and provides
+    ``_new_root(state)`` (the root node of a fresh tree) and ``_reroot(node)`` (make the
+    tree's ``node`` the root; returns the node as it is then). Its nodes answer
+    ``is_terminal``, ``is_chance``, ``is_open``, ``mover``, ``actions``, ``strategy`` and
+    ``child``.
+    """
+
+    final_strategy: str
+    exploration: float
+
+    def set_root(self, state: pyspiel.State):
+        """Make ``state`` the root, keeping the subtree of the current tree if it has one."""
+        node = self.find(state)
+        if node is not None:
+            self.root, self._root_history = self._reroot(node), state.history()
+            return self.root
+        self.root, self._root_history = None, state.history()
+        self.root = self._new_root(state)
+        return self.root
+
+    def reset(self) -> None:
+        self.root, self._root_history = None, []
+
+    def find(self, state: pyspiel.State):
+        """The tree's node for ``state``, or None if the search never went there."""
+        if self.root is None:
+            return None
+        history = state.history()
+        if history[:len(self._root_history)] != self._root_history:
+            return None
+        return follow_history(self.root, history[len(self._root_history):])
+
+    def strategy(self, state: pyspiel.State, player: int) -> dict[int, float]:
+        """``player``'s final strategy at ``state``: uniform where the search never went."""
+        node = self.find(state)
+        if (node is not None and node.is_open and not node.is_chance and not node.is_terminal
+                and node.mover in (None, player)):
+            return dict(zip(node.actions[player],
+                            node.strategy(player, self.final_strategy, self.exploration)))
+        actions = state.legal_actions(player)
+        return {a: 1.0 / len(actions) for a in actions}
+
+    def policy(self) -> SearchPolicy:
+        return SearchPolicy(self)
+
+
+class SMMCTS(TreeSearch):
     """The search: Alg. 1 with a selector per player at every node.
 
     Args:
@@ -212,32 +261,12 @@ class SMMCTS:
 
     # -- tree management ---------------------------------------------------------------
 
-    def set_root(self, state: pyspiel.State) -> SearchNode:
-        """Make ``state`` the root, keeping the subtree of the current tree if it has one."""
-        history = state.history()
-        if self.root is not None and history[:len(self._root_history)] == self._root_history:
-            node = self._descend(self.root, history[len(self._root_history):])
-            if node is not None:
-                self.root, self._root_history = node, history
-                return node
-        self.root, self._root_history = SearchNode(state.clone()), history
-        return self.root
-
-    def reset(self) -> None:
-        self.root, self._root_history = None, []
-
-    def find(self, state: pyspiel.State) -> SearchNode | None:
-        """The tree's node for ``state``, or None if the search never went there."""
-        if self.root is None:
-            return None
-        history = state.history()
-        if history[:len(self._root_history)] != self._root_history:
-            return None
-        return self._descend(self.root, history[len(self._root_history):])
+    def _new_root(self, state: pyspiel.State) -> SearchNode:
+        return SearchNode(state.clone())
 
     @staticmethod
-    def _descend(node: SearchNode, moves: Sequence[int]) -> SearchNode | None:
-        return follow_history(node, moves)
+    def _reroot(node: SearchNode) -> SearchNode:
+        return node
 
     # -- running -----------------------------------------------------------------------
 
@@ -355,18 +384,6 @@ class SMMCTS:
 
     # -- results -----------------------------------------------------------------------
 
-    def strategy(self, state: pyspiel.State, player: int) -> dict[int, float]:
-        """``player``'s final strategy at ``state``: uniform where the search never went."""
-        node = self.find(state)
-        if node is not None and node.kind == _DECISION and (
-                node.mover is None or node.mover == player):
-            return dict(zip(node.actions[player],
-                            node.strategy(player, self.final_strategy, self.exploration)))
-        actions = state.legal_actions(player)
-        return {a: 1.0 / len(actions) for a in actions}
-
-    def policy(self) -> SearchPolicy:
-        return SearchPolicy(self)
 
 
 class SearchPolicy(policy_lib.Policy):
@@ -377,7 +394,7 @@ class SearchPolicy(policy_lib.Policy):
     so it reflects every search run so far.
     """
 
-    def __init__(self, search: SMMCTS):
+    def __init__(self, search: TreeSearch):
         super().__init__(search.game, [0, 1])
         self._search = search
 

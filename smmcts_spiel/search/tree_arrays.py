@@ -35,12 +35,7 @@ import pyspiel
 from smmcts_spiel import checks
 from smmcts_spiel.games.kernels.base import CHANCE, DECISION, TERMINAL  # node kinds
 from smmcts_spiel.search import selectors
-from smmcts_spiel.search.smmcts import (
-    FINAL_STRATEGIES,
-    SearchPolicy,
-    final_probabilities,
-    follow_history,
-)
+from smmcts_spiel.search.smmcts import FINAL_STRATEGIES, TreeSearch, final_probabilities
 
 SELECTOR_CODES = {"rm": 0, "exp3": 1, "ucb": 2, "rmb": 3}
 # nodes_i fields
@@ -383,9 +378,9 @@ class ArrayNode:
         return None if index < 0 else ArrayNode(self._search, index)
 
 
-class ArrayTreeSearch:
-    """What the compiled engines share on the Python side: options, arrays, the root and
-    its reuse, node lookup, results and the budgeted loop.
+class ArrayTreeSearch(TreeSearch):
+    """What the compiled engines share on the Python side: options, arrays, re-rooting by
+    copying the kept subtree, node lookup and the budgeted loop.
 
     A subclass provides ``node_actions(index)`` (the node's pyspiel actions, or None if not
     known), ``_new_tree(state) -> root index`` (after the counters were reset),
@@ -436,19 +431,12 @@ class ArrayTreeSearch:
 
     # -- tree management ---------------------------------------------------------------
 
-    def set_root(self, state: pyspiel.State) -> ArrayNode:
-        """Make ``state`` the root, keeping the subtree of the current tree if it has one."""
-        history = state.history()
-        if self.root is not None and history[:len(self._root_history)] == self._root_history:
-            index = self._descend(self.root.index, history[len(self._root_history):])
-            if index > 0:
-                index = self._keep_only_subtree(index)
-            if index >= 0:
-                self.root, self._root_history = ArrayNode(self, index), history
-                return self.root
+    def _new_root(self, state: pyspiel.State) -> ArrayNode:
         self.counters[:] = 0
-        self.root, self._root_history = ArrayNode(self, self._new_tree(state)), history
-        return self.root
+        return ArrayNode(self, self._new_tree(state))
+
+    def _reroot(self, node: ArrayNode) -> ArrayNode:
+        return ArrayNode(self, self._keep_only_subtree(node.index) if node.index > 0 else 0)
 
     def _keep_only_subtree(self, index: int) -> int:
         """Copy the subtree of node ``index`` into the spare arrays (it becomes node 0) and
@@ -482,18 +470,8 @@ class ArrayTreeSearch:
                      np.full(nodes, -1, np.int64), np.zeros(nodes, np.int64))
 
     def reset(self) -> None:
-        self.root, self._root_history = None, []
+        super().reset()
         self.counters[:] = 0
-
-    def find(self, state: pyspiel.State) -> ArrayNode | None:
-        """The tree's node for ``state``, or None if the search never went there."""
-        if self.root is None:
-            return None
-        history = state.history()
-        if history[:len(self._root_history)] != self._root_history:
-            return None
-        index = self._descend(self.root.index, history[len(self._root_history):])
-        return None if index < 0 else ArrayNode(self, index)
 
     def child_index(self, node: int, player_actions) -> int:
         """The child of ``node`` after the given actions (chance: one outcome), or -1."""
@@ -507,11 +485,6 @@ class ArrayTreeSearch:
         except ValueError:
             return -1
         return int(pool[nodes_i[CHILD, node] + i * int(nodes_i[N2, node]) + j])
-
-    def _descend(self, node: int, moves) -> int:
-        """Follow history entries (one per chance or single move, two per joint move)."""
-        reached = follow_history(ArrayNode(self, node), moves)
-        return -1 if reached is None else reached.index
 
     def _grow(self) -> None:
         """Enlarge (4x) the arrays that may overflow in the next iteration (the fallback
@@ -608,17 +581,3 @@ class ArrayTreeSearch:
             chunk = int(max(1, min(2 * chunk, rate * min(CHECK_EVERY, deadline - now))))
         return done
 
-    # -- results -----------------------------------------------------------------------
-
-    def strategy(self, state: pyspiel.State, player: int) -> dict[int, float]:
-        """``player``'s final strategy at ``state``: uniform where the search never went."""
-        node = self.find(state)
-        if (node is not None and node.is_open and not node.is_chance and not node.is_terminal
-                and node.mover in (None, player)):
-            return dict(zip(node.actions[player],
-                            node.strategy(player, self.final_strategy, self.exploration)))
-        actions = state.legal_actions(player)
-        return {a: 1.0 / len(actions) for a in actions}
-
-    def policy(self) -> SearchPolicy:
-        return SearchPolicy(self)
