@@ -29,7 +29,12 @@ from open_spiel.python import policy as policy_lib
 
 from smmcts_spiel import checks
 from smmcts_spiel.search.evaluators import RandomRolloutEvaluator, sample_chance
-from smmcts_spiel.search.selectors import check_gamma, parse_selector, selector_factory
+from smmcts_spiel.search.selectors import (
+    check_c,
+    check_gamma,
+    parse_selector,
+    selector_factory,
+)
 
 FINAL_STRATEGIES = ("empirical", "average", "average_no_exploration", "most_visited")
 
@@ -176,8 +181,31 @@ class TreeSearch:
     ``child``.
     """
 
-    final_strategy: str
-    exploration: float
+    def __init__(self, game: pyspiel.Game, selector: str, gamma: float, c: float,
+                 final_strategy: str):
+        """Check and keep the options every engine takes (see :class:`SMMCTS`)."""
+        check_game(game)
+        base, self.propagate_mean = parse_selector(selector)
+        if base == "ucb":
+            c = check_c(c)
+        else:
+            gamma = check_gamma(gamma)
+        if final_strategy not in FINAL_STRATEGIES:
+            raise ValueError(f"final_strategy must be one of {', '.join(FINAL_STRATEGIES)}, "
+                             f"got {final_strategy!r}")
+        self.game = game
+        self.selector = selector
+        self.base_selector, self.gamma, self.c = base, gamma, c
+        self.final_strategy = final_strategy
+        self._track_average = final_strategy.startswith("average")
+        # The uniform exploration the selectors mix in (removed by average_no_exploration).
+        self.exploration = 0.0 if base == "ucb" else float(gamma)
+        scale = max(abs(game.min_utility()), abs(game.max_utility())) or 1.0
+        self._inv_scale = 1.0 / scale
+        self._utility_sum = game.utility_sum()
+        self.root = None
+        self._root_history: list[int] = []
+        self.last_iterations = 0  # iterations of the last run
 
     def set_root(self, state: pyspiel.State):
         """Make ``state`` the root, keeping the subtree of the current tree if it has one."""
@@ -236,28 +264,10 @@ class SMMCTS(TreeSearch):
     def __init__(self, game: pyspiel.Game, selector: str = "rm", gamma: float = 0.05,
                  c: float = 1.4, final_strategy: str = "empirical", evaluator=None,
                  seed: int | None = None):
-        check_game(game)
-        base, self.propagate_mean = parse_selector(selector)
-        if base != "ucb":
-            check_gamma(gamma)
-        if final_strategy not in FINAL_STRATEGIES:
-            raise ValueError(f"final_strategy must be one of {', '.join(FINAL_STRATEGIES)}, "
-                             f"got {final_strategy!r}")
-        self.game = game
-        self.selector = selector
-        self.final_strategy = final_strategy
-        self._make_selector = selector_factory(base, gamma, c)
-        self._track_average = final_strategy.startswith("average")
-        # The uniform exploration the selectors mix in (removed by average_no_exploration).
-        self.exploration = 0.0 if base == "ucb" else float(gamma)
+        super().__init__(game, selector, gamma, c, final_strategy)
+        self._make_selector = selector_factory(self.base_selector, self.gamma, self.c)
         self._rng = random.Random(seed)
         self.evaluator = evaluator or RandomRolloutEvaluator(seed=self._rng.getrandbits(63))
-        scale = max(abs(game.min_utility()), abs(game.max_utility())) or 1.0
-        self._inv_scale = 1.0 / scale
-        self._utility_sum = game.utility_sum()
-        self.root: SearchNode | None = None
-        self._root_history: list[int] = []
-        self.last_iterations = 0  # iterations of the last run
 
     # -- tree management ---------------------------------------------------------------
 

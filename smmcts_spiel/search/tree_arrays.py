@@ -35,7 +35,7 @@ import pyspiel
 from smmcts_spiel import checks
 from smmcts_spiel.games.kernels.base import CHANCE, DECISION, TERMINAL  # node kinds
 from smmcts_spiel.search import selectors
-from smmcts_spiel.search.smmcts import FINAL_STRATEGIES, TreeSearch, final_probabilities
+from smmcts_spiel.search.smmcts import TreeSearch, final_probabilities
 
 SELECTOR_CODES = {"rm": 0, "exp3": 1, "ucb": 2, "rmb": 3}
 # nodes_i fields
@@ -392,23 +392,9 @@ class ArrayTreeSearch(TreeSearch):
     def __init__(self, game: pyspiel.Game, selector: str, gamma: float, c: float,
                  final_strategy: str, node_room: int, pool_room: int, initial_nodes: int,
                  assumed_rate: float):
-        base, self.propagate_mean = selectors.parse_selector(selector)
-        if base == "ucb":
-            c = selectors.check_c(c)
-        else:
-            gamma = selectors.check_gamma(gamma)
-        if final_strategy not in FINAL_STRATEGIES:
-            raise ValueError(f"final_strategy must be one of {', '.join(FINAL_STRATEGIES)}, "
-                             f"got {final_strategy!r}")
-        self.game = game
-        self.selector = selector
-        self.final_strategy = final_strategy
-        self._selector_code = SELECTOR_CODES[base]
-        self._track_average = final_strategy.startswith("average")
-        # The uniform exploration the selectors mix in (removed by average_no_exploration).
-        self.exploration = 0.0 if base == "ucb" else float(gamma)
-        scale = max(abs(game.min_utility()), abs(game.max_utility())) or 1.0
-        self._config = np.array([gamma, c, 1.0 / scale, game.utility_sum()])
+        super().__init__(game, selector, gamma, c, final_strategy)
+        self._selector_code = SELECTOR_CODES[self.base_selector]
+        self._config = np.array([self.gamma, self.c, self._inv_scale, self._utility_sum])
         self._node_room = node_room  # most nodes one iteration adds
         self._pool_room = pool_room  # most pool (and slot) entries one iteration adds
         self.nodes_i = np.zeros((7, initial_nodes), np.int64)
@@ -418,9 +404,6 @@ class ArrayTreeSearch(TreeSearch):
         self.pool = np.zeros(max(32 * initial_nodes, 2 * pool_room), np.int64)
         self.slots = np.zeros((4, max(8 * initial_nodes, 2 * pool_room)))
         self.counters = np.zeros(3, np.int64)
-        self.root: ArrayNode | None = None
-        self._root_history: list[int] = []
-        self.last_iterations = 0  # iterations of the last run
         self._spare = None  # arrays to copy the kept subtree into when re-rooting
         self._scratch = np.zeros(0, np.int64)  # node renumbering when re-rooting
         # For sizing the arrays before a run (see _make_room): the fastest rate seen
