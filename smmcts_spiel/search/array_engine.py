@@ -74,7 +74,7 @@ DONE, EXPAND, OUTCOME, FULL, TOO_DEEP = range(5)
 LAST = 8
 _SIMULTANEOUS, _CHANCE, _TERMINAL = (int(p) for p in (
     pyspiel.PlayerId.SIMULTANEOUS, pyspiel.PlayerId.CHANCE, pyspiel.PlayerId.TERMINAL))
-_NO_ACTION = [pyspiel.INVALID_ACTION]  # the one pseudo-action of a player not moving
+_NO_ACTION = (pyspiel.INVALID_ACTION,)  # the one pseudo-action of a player not moving
 PROBS = 4  # floats: the config (tree_arrays.GAMMA ... UTILITY_SUM), then chance probabilities
 
 
@@ -271,7 +271,7 @@ class ArraySMMCTS(ArrayTreeSearch):
     def node_actions(self, index: int):
         """Each player's pyspiel actions at a decision node (chance: its outcomes, ())."""
         actions = self._actions[index]
-        return None if actions is None else (tuple(actions[0]), tuple(actions[1]))
+        return None if actions is None else actions[:2]
 
     def _new_tree(self, state: pyspiel.State) -> int:
         self._states, self._actions = [], []
@@ -306,10 +306,12 @@ class ArraySMMCTS(ArrayTreeSearch):
         """Store a new node's state and actions; its (kind, n1, n2, value) for _advance.
 
         ``current_player()`` tells terminal, chance, simultaneous and sequential nodes
-        apart in one pyspiel call."""
+        apart in one pyspiel call. The actions are kept in tuples of ints, which Python's
+        garbage collector stops tracking: a full collection over a tree of lists would
+        pause a timed move for tens of milliseconds."""
         player = state.current_player()
         if player >= 0:
-            actions = state.legal_actions(player)
+            actions = tuple(state.legal_actions(player))
             self._states.append(state)
             if player == 0:
                 self._actions.append((actions, _NO_ACTION, 0))
@@ -317,8 +319,8 @@ class ArraySMMCTS(ArrayTreeSearch):
             self._actions.append((_NO_ACTION, actions, 1))
             return DECISION, 1, len(actions), 0.0
         if player == _SIMULTANEOUS:
-            first = state.legal_actions(0) or _NO_ACTION
-            second = state.legal_actions(1) or _NO_ACTION
+            first = tuple(state.legal_actions(0)) or _NO_ACTION
+            second = tuple(state.legal_actions(1)) or _NO_ACTION
             self._states.append(state)
             self._actions.append((first, second, None))
             return DECISION, len(first), len(second), 0.0
@@ -329,7 +331,7 @@ class ArraySMMCTS(ArrayTreeSearch):
                 self._floats = np.concatenate([self._floats, np.zeros(n)])
             self._floats[PROBS:PROBS + n] = [p for _, p in outcomes]
             self._states.append(state)
-            self._actions.append(([a for a, _ in outcomes], [], None))
+            self._actions.append((tuple(a for a, _ in outcomes), (), None))
             return CHANCE, n, 1, 0.0
         if player != _TERMINAL:
             raise ValueError(f"{self.game}: current_player() {player} at {state.history()} "
