@@ -26,6 +26,7 @@ editing it, delete the ``__pycache__/*.nbi`` / ``*.nbc`` files of ``smmcts_spiel
 
 from __future__ import annotations
 
+import mmap
 import time
 
 import numba
@@ -296,6 +297,20 @@ def copy_subtree(root, nodes_i, nodes_f, pool, slots, counters, new_nodes_i, new
 # Python side.
 
 
+def lazy_zeros(shape, dtype=np.float64) -> np.ndarray:
+    """An array of zeros in fresh anonymous memory, whose pages the operating system
+    supplies (zeroed) when first written: allocating a big capacity costs no time.
+
+    ``np.zeros`` may instead reuse freed heap memory, which it must clear: on the shared
+    machine that took 60-70 ms for the 25 MB of node arrays a 0.1 s move plans for.
+    """
+    dtype = np.dtype(dtype)
+    size = int(np.prod(shape)) * dtype.itemsize
+    if size == 0:
+        return np.zeros(shape, dtype)
+    return np.frombuffer(mmap.mmap(-1, size), dtype).reshape(shape)
+
+
 class ArrayNode:
     """A read-only view of one node of an array tree (the interface of ``SearchNode``)."""
 
@@ -397,12 +412,10 @@ class ArrayTreeSearch(TreeSearch):
         self._config = np.array([self.gamma, self.c, self._inv_scale, self._utility_sum])
         self._node_room = node_room  # most nodes one iteration adds
         self._pool_room = pool_room  # most pool (and slot) entries one iteration adds
-        self.nodes_i = np.zeros((7, initial_nodes), np.int64)
-        self.nodes_f = np.zeros((3, initial_nodes))
-        # Fresh zeros cost nothing until written: start large enough that moves of a
-        # fraction of a second rarely pause to grow the arrays.
-        self.pool = np.zeros(max(32 * initial_nodes, 2 * pool_room), np.int64)
-        self.slots = np.zeros((4, max(8 * initial_nodes, 2 * pool_room)))
+        self.nodes_i = lazy_zeros((7, initial_nodes), np.int64)
+        self.nodes_f = lazy_zeros((3, initial_nodes))
+        self.pool = lazy_zeros(max(32 * initial_nodes, 2 * pool_room), np.int64)
+        self.slots = lazy_zeros((4, max(8 * initial_nodes, 2 * pool_room)))
         self.counters = np.zeros(3, np.int64)
         self._spare = None  # arrays to copy the kept subtree into when re-rooting
         self._scratch = np.zeros(0, np.int64)  # node renumbering when re-rooting
@@ -429,11 +442,11 @@ class ArrayTreeSearch(TreeSearch):
         arrays = (self.nodes_i, self.nodes_f, self.pool, self.slots)
         spare = self._spare
         if spare is None or any(s.shape[-1] < a.shape[-1] for s, a in zip(spare, arrays)):
-            spare = tuple(np.zeros(a.shape, a.dtype) for a in arrays)
+            spare = tuple(lazy_zeros(a.shape, a.dtype) for a in arrays)
         counters = np.zeros(3, np.int64)
         n = int(self.counters[NUM_NODES])
         if len(self._scratch) < 2 * n:  # reused from move to move, as the spare arrays
-            self._scratch = np.zeros(4 * n, np.int64)
+            self._scratch = lazy_zeros(4 * n, np.int64)
         new_index, queue = self._scratch[:n], self._scratch[n:2 * n]
         new_index.fill(-1)
         copy_subtree(index, *arrays, self.counters, *spare, counters, new_index, queue)
@@ -482,14 +495,15 @@ class ArrayTreeSearch(TreeSearch):
     def _resize(self, nodes: int, pool: int, slots: int) -> None:
         """Give the arrays these capacities (at least); only the used part is copied.
 
-        Fresh zeros are not touched until written, so capacity costs address space, not
-        time; copying a big tree into fresh memory does cost time (milliseconds per
-        megabyte on a busy machine), which is why runs plan their room before they start.
+        Capacity costs address space, not time (:func:`lazy_zeros`); copying a big tree
+        into fresh memory does cost time (each new page is a page fault: on the shared
+        machine about a millisecond per megabyte), which is why runs plan their room
+        before they start.
         """
         def resized(array, used, capacity):
             if capacity <= array.shape[-1]:
                 return array
-            bigger = np.zeros(array.shape[:-1] + (capacity,), array.dtype)
+            bigger = lazy_zeros(array.shape[:-1] + (capacity,), array.dtype)
             bigger[..., :used] = array[..., :used]
             return bigger
         used_nodes, used_pool, used_slots = (int(x) for x in self.counters)
