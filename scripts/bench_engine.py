@@ -82,7 +82,7 @@ def main(argv):
     openspiel_rate = rate(openspiel_search, _ITERATIONS.value, _REPEATS.value)
     print(f"game: {game}, selector {_SELECTOR.value}, median of {_REPEATS.value} searches, "
           "per second of CPU time")
-    print(f"fast engine (smmcts_spiel.fast) iterations/s:        {fast_rate:12.0f}")
+    print(f"fast engine (matrix_tree_engine) iterations/s:       {fast_rate:12.0f}")
     print(f"generic array engine (ArraySMMCTS) iterations/s:     {generic_rate:12.0f}")
     print(f"reference engine (SMMCTS) iterations/s:              {reference_rate:12.0f}")
     print(f"OpenSpiel Python MCTSBot (turn-based) simulations/s: {openspiel_rate:12.0f}")
