@@ -193,7 +193,8 @@ def per_move_lines(game_string: str, r: dict[str, float], baseline: str) -> str:
         over = overshoot(game_string)
         lines += (f"\n  overshoot at {_OVERSHOOT_TIME.value} s per move over {len(over)} moves "
                   f"of {_OVERSHOOT_GAMES.value} self-play games (tree reuse): median "
-                  f"{statistics.median(over):.1f} ms, worst {max(over):.1f} ms")
+                  f"{statistics.median(over):.1f} ms, worst {max(over):.1f} ms, "
+                  f"{sum(x >= 5 for x in over)} moves over by 5 ms or more")
     return lines
 
 

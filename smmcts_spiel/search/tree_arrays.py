@@ -573,8 +573,9 @@ class ArrayTreeSearch(TreeSearch):
                 break
             # Size the next chunk to about CHECK_EVERY seconds from the average rate so far
             # (a single chunk's rate swings with the tree and with the machine's load), at
-            # most doubling it.
+            # most doubling it; near the deadline to half the time left, so that a chunk
+            # slower than planned overruns by a fraction of a chunk.
             rate = done / max(now - searching, 1e-6)
-            chunk = int(max(1, min(2 * chunk, rate * min(CHECK_EVERY, deadline - now))))
+            chunk = int(max(1, min(2 * chunk, rate * min(CHECK_EVERY, (deadline - now) / 2))))
         return done
 
