@@ -6,10 +6,11 @@ import pyspiel
 
 from smmcts_spiel.bots.search_bot import SearchBot
 from smmcts_spiel.games import kernels
+from smmcts_spiel.search.array_engine import ArraySMMCTS
 from smmcts_spiel.search.kernel_engine import KernelSMMCTS
 from smmcts_spiel.search.smmcts import SMMCTS
 
-ENGINES = ("auto", "kernel", "generic")
+ENGINES = ("auto", "kernel", "generic", "reference")
 
 
 class SMMCTSBot(SearchBot):
@@ -34,14 +35,17 @@ class SMMCTSBot(SearchBot):
         exploration, GTLibrary's choice) or "most_visited" (play the most visited action).
       seed: seeds the search and the bot's own sampling; same seed, same game, same play.
       evaluator: leaf evaluator: an object with OpenSpiel's ``evaluate(state)`` interface
-        (generic engine), or the name of a game kernel's compiled evaluator,
+        (generic and reference engines), or the name of a game kernel's compiled evaluator,
         "random_rollout" or "heuristic" (kernel engine). Default: the kernel's
         measured choice (``heuristic`` on oshi_zumo, compiled random rollouts elsewhere), or
-        one seeded random rollout on the generic engine.
+        one seeded random rollout (run by OpenSpiel in C++ on the generic engine, in Python
+        on the reference engine).
       engine: "kernel" runs whole iterations compiled on the game's numba kernel
         (:mod:`smmcts_spiel.games.kernels`; goofspiel, smmcts_goofspiel, oshi_zumo),
-        "generic" searches pyspiel states, "auto" (default) takes the kernel when the game
-        has one and no Python evaluator is given.
+        "generic" searches pyspiel states with the tree statistics in compiled arrays
+        (:mod:`smmcts_spiel.search.array_engine`), "reference" with Python objects (the
+        small readable engine the others are tested against), "auto" (default) takes the
+        kernel when the game has one and no Python evaluator is given, else "generic".
     """
 
     def __init__(self, game: pyspiel.Game, player_id: int, selector: str = "rm",
@@ -67,8 +71,9 @@ class SMMCTSBot(SearchBot):
         else:
             if isinstance(evaluator, str):
                 raise ValueError(f"evaluator {evaluator!r} names a kernel evaluator; the "
-                                 "generic engine takes an object with evaluate(state)")
-            self._search = SMMCTS(game, evaluator=evaluator, **options)
+                                 f"{engine} engine takes an object with evaluate(state)")
+            engine_class = ArraySMMCTS if engine == "generic" else SMMCTS
+            self._search = engine_class(game, evaluator=evaluator, **options)
 
     def restart_at(self, state: pyspiel.State) -> None:
         self.check_state(state)

@@ -10,16 +10,22 @@ that a change in machine load hits all of them; a ratio is the median of the per
 ratios. Then each bot searches for ``--move_time`` seconds per move from the same state
 (C++: ``max_wall_clock_time``) and the root iteration counts are printed, with how far our
 moves overran the limit (median and worst; on a loaded machine the worst includes time the
-process was not scheduled).
+process was not scheduled). Last, two SMMCTSBots play ``--overshoot_games`` games against
+each other with ``--overshoot_time`` seconds per move, keeping their trees between moves as
+in a match, and the overshoot of every move is summarised (median, worst).
 
-The last two lines are ``generic_ratio_vs_python=<ours / Python MCTSBot on the game
-without a kernel>`` and ``ratio_vs_cpp=<min over kernel games of ours / C++ MCTSBot>``.
+The games without a kernel (``--generic_games``; by default OpenSpiel's C++ tic-tac-toe,
+our Python-defined 4 x 4 Othello and OpenSpiel's Python-defined tic-tac-toe) run the
+generic array engine and are compared with OpenSpiel's Python MCTSBot only. The last two
+lines are ``generic_ratio_vs_python=<ours / Python MCTSBot on the first generic game>``
+and ``ratio_vs_cpp=<min over kernel games of ours / C++ MCTSBot>``.
 """
 
 import statistics
 import time
 
 import numpy as np
+import open_spiel.python.games  # noqa: F401  (registers OpenSpiel's python_* games)
 import pyspiel
 from absl import app, flags
 from open_spiel.python.algorithms import mcts
@@ -33,8 +39,10 @@ _KERNEL_GAMES = flags.DEFINE_string(
     "goofspiel(num_cards=13,points_order=random,imp_info=False);"
     "oshi_zumo(coins=10,size=3,horizon=20)",
     "Games with a game kernel, separated by ';', compared with OpenSpiel's C++ MCTSBot.")
-_GENERIC_GAME = flags.DEFINE_string("generic_game", "tic_tac_toe",
-                                    "A game without a kernel, compared with the Python MCTSBot.")
+_GENERIC_GAMES = flags.DEFINE_string(
+    "generic_games", "tic_tac_toe;smmcts_othello(board_size=4);python_tic_tac_toe",
+    "Games without a kernel, separated by ';', compared with OpenSpiel's Python MCTSBot "
+    "(the first one gives generic_ratio_vs_python).")
 _ITERATIONS = flags.DEFINE_integer("iterations", 20_000, "Budget per timed search (kernel games).",
                                    lower_bound=1)
 _PYTHON_ITERATIONS = flags.DEFINE_integer(
@@ -44,6 +52,12 @@ _REPEATS = flags.DEFINE_integer("repeats", 5, "Timed searches per bot and game."
 _MOVE_TIME = flags.DEFINE_float("move_time", 0.1, "Seconds per move for the iteration counts.",
                                 lower_bound=0.001)
 _SELECTOR = flags.DEFINE_string("selector", "rm", "Our selector.")
+_OVERSHOOT_TIME = flags.DEFINE_float(
+    "overshoot_time", 0.05, "Seconds per move of the games that measure the overshoot.",
+    lower_bound=0.001)
+_OVERSHOOT_GAMES = flags.DEFINE_integer(
+    "overshoot_games", 3, "Games of SMMCTSBot against itself per game, for the overshoot.",
+    lower_bound=0)
 _CPU_TIME = flags.DEFINE_bool(
     "cpu_time", False, "Time the searches in process CPU time instead of wall time (steadier "
     "ratios on a loaded machine; the per-move counts always use wall time).")
@@ -141,6 +155,49 @@ def rates(game_string: str, with_cpp: bool) -> dict[str, float]:
     return result
 
 
+def overshoot(game_string: str) -> list[float]:
+    """Milliseconds over ``--overshoot_time`` of every move of SMMCTSBot self-play games
+    (trees kept between moves; chance outcomes seeded)."""
+    game = load(game_string)
+    t = _OVERSHOOT_TIME.value
+    rng = np.random.default_rng(0)
+    over = []
+    for k in range(_OVERSHOOT_GAMES.value):
+        bots = [SMMCTSBot(game, p, selector=_SELECTOR.value, iterations=None, time_limit=t,
+                          seed=100 * k + p) for p in (0, 1)]
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes, probs = zip(*state.chance_outcomes())
+                state.apply_action(int(rng.choice(outcomes, p=probs)))
+                continue
+            movers = [0, 1] if state.is_simultaneous_node() else [state.current_player()]
+            actions = []
+            for p in movers:
+                start = time.perf_counter()
+                actions.append(bots[p].step(state))
+                over.append(1000 * (time.perf_counter() - start - t))
+            if state.is_simultaneous_node():
+                state.apply_actions(actions)
+            else:
+                state.apply_action(actions[0])
+    return over
+
+
+def per_move_lines(game_string: str, r: dict[str, float], baseline: str) -> str:
+    """The per-move iteration counts, our overshoot there, and the self-play overshoot."""
+    lines = (f"  root iterations per {_MOVE_TIME.value} s move: ours {r['ours_per_move']:,.0f}, "
+             f"{baseline}; our overshoot median {r['ours_overshoot_ms']:.1f} ms, worst "
+             f"{r['ours_worst_overshoot_ms']:.1f} ms")
+    if _OVERSHOOT_GAMES.value:
+        over = overshoot(game_string)
+        lines += (f"\n  overshoot at {_OVERSHOOT_TIME.value} s per move over {len(over)} moves "
+                  f"of {_OVERSHOOT_GAMES.value} self-play games (tree reuse): median "
+                  f"{statistics.median(over):.1f} ms, worst {max(over):.1f} ms, "
+                  f"{sum(x >= 5 for x in over)} moves over by 5 ms or more")
+    return lines
+
+
 def main(argv):
     del argv
     print(f"{_REPEATS.value} repeats; budgets: {_ITERATIONS.value} (ours vs C++), "
@@ -151,28 +208,29 @@ def main(argv):
     for game_string in filter(None, _KERNEL_GAMES.value.split(";")):
         if kernels.kernel_for(load(game_string)) is None:
             raise app.UsageError(f"{game_string} has no game kernel; give it as "
-                                 "--generic_game instead", exitcode=2)
+                                 "--generic_games instead", exitcode=2)
         r = rates(game_string, with_cpp=True)
         cpp_ratios.append(r["ratio_vs_cpp"])
         print(f"{game_string} [kernel]\n"
               f"  iterations/s: ours {r['ours_rate']:,.0f}, C++ MCTSBot {r['cpp_rate']:,.0f}, "
               f"Python MCTSBot {r['python_rate']:,.0f}\n"
               f"  ratio vs C++ {r['ratio_vs_cpp']:.2f}, vs Python {r['ratio_vs_python']:.1f}\n"
-              f"  root iterations per {_MOVE_TIME.value} s move: ours "
-              f"{r['ours_per_move']:,.0f}, C++ {r['cpp_per_move']:,.0f}; our overshoot "
-              f"median {r['ours_overshoot_ms']:.1f} ms, worst "
-              f"{r['ours_worst_overshoot_ms']:.1f} ms")
-    if kernels.kernel_for(load(_GENERIC_GAME.value)) is not None:
-        raise app.UsageError(f"{_GENERIC_GAME.value} has a game kernel; --generic_game must "
-                             "be a game without one", exitcode=2)
-    r = rates(_GENERIC_GAME.value, with_cpp=False)
-    print(f"{_GENERIC_GAME.value} [generic]\n"
-          f"  iterations/s: ours {r['ours_rate']:,.0f}, Python MCTSBot {r['python_rate']:,.0f}\n"
-          f"  root iterations per {_MOVE_TIME.value} s move: ours {r['ours_per_move']:,.0f}; "
-          f"overshoot median {r['ours_overshoot_ms']:.1f} ms, worst "
-          f"{r['ours_worst_overshoot_ms']:.1f} ms")
-    print(f"generic_ratio_vs_python={r['ratio_vs_python']:.2f}")
-    print(f"ratio_vs_cpp={min(cpp_ratios):.2f}")
+              + per_move_lines(game_string, r, f"C++ {r['cpp_per_move']:,.0f}"), flush=True)
+    generic_ratios = []
+    for game_string in filter(None, _GENERIC_GAMES.value.split(";")):
+        if kernels.kernel_for(load(game_string)) is not None:
+            raise app.UsageError(f"{game_string} has a game kernel; --generic_games must "
+                                 "be games without one", exitcode=2)
+        r = rates(game_string, with_cpp=False)
+        generic_ratios.append(r["ratio_vs_python"])
+        print(f"{game_string} [generic]\n"
+              f"  iterations/s: ours {r['ours_rate']:,.0f}, Python MCTSBot "
+              f"{r['python_rate']:,.0f}; ratio vs Python {r['ratio_vs_python']:.2f}\n"
+              + per_move_lines(game_string, r, "Python MCTSBot at its rate "
+                               f"{r['python_rate'] * _MOVE_TIME.value:,.0f}"), flush=True)
+    # nan where a list of games was left empty (a run of some games only).
+    print(f"generic_ratio_vs_python={generic_ratios[0] if generic_ratios else np.nan:.2f}")
+    print(f"ratio_vs_cpp={min(cpp_ratios, default=np.nan):.2f}")
 
 
 if __name__ == "__main__":

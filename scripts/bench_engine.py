@@ -1,9 +1,10 @@
-"""Speed of the fast explicit-tree engine against the generic engine, measured in one run.
+"""Speed of the fast explicit-tree engine against the engines over pyspiel states, in one run.
 
 All engines search the same registered game, ``smmcts_random_stacked_matrix`` (depth 2,
-branching 2 by default): the fast engine (:mod:`smmcts_spiel.fast`) on its explicit tree,
-the generic SM-MCTS (:class:`smmcts_spiel.search.SMMCTS`, what SMMCTSBot runs) on pyspiel
-states, and OpenSpiel's Python ``MCTSBot`` on its ``convert_to_turn_based`` version (a
+branching 2 by default): the fast engine (:mod:`smmcts_spiel.search.matrix_tree_engine`) on
+its explicit tree, the generic array engine (:class:`smmcts_spiel.search.array_engine.
+ArraySMMCTS`) and the reference engine (:class:`smmcts_spiel.search.smmcts.SMMCTS`) on
+pyspiel states, and OpenSpiel's Python ``MCTSBot`` on its ``convert_to_turn_based`` version (a
 second baseline: it needs a sequential game). Rates are iterations per second of CPU time
 of this single-threaded process (so other load on the machine does not distort them);
 each is the median of --repeats timed searches after a warm-up. Last line:
@@ -23,6 +24,7 @@ from smmcts_spiel import trees
 from smmcts_spiel.exact import solver
 from smmcts_spiel.experiments import cli
 from smmcts_spiel.search import matrix_tree_engine as engine
+from smmcts_spiel.search.array_engine import ArraySMMCTS
 from smmcts_spiel.search.smmcts import SMMCTS
 
 _DEPTH = flags.DEFINE_integer("depth", 2, "Depth of the random stacked matrix game.")
@@ -32,7 +34,7 @@ _SELECTOR = flags.DEFINE_string("selector", "rm", "Selector of both SM-MCTS engi
 _FAST_ITERATIONS = flags.DEFINE_integer("fast_iterations", 2_000_000,
                                         "Iterations per timed fast search.")
 _ITERATIONS = flags.DEFINE_integer("iterations", 20_000,
-                                   "Iterations per timed generic / OpenSpiel search.")
+                                   "Iterations per timed pyspiel-state / OpenSpiel search.")
 _REPEATS = flags.DEFINE_integer("repeats", 3, "Timed searches per engine (median reported).")
 
 
@@ -58,6 +60,10 @@ def main(argv):
                                    seeds=[_SEED.value * 1000 + seed], game_value=value)
 
     def generic_search(seed):
+        ArraySMMCTS(game, selector=_SELECTOR.value, seed=seed).run(game.new_initial_state(),
+                                                                   _ITERATIONS.value)
+
+    def reference_search(seed):
         SMMCTS(game, selector=_SELECTOR.value, seed=seed).run(game.new_initial_state(),
                                                               _ITERATIONS.value)
 
@@ -69,15 +75,19 @@ def main(argv):
         bot.mcts_search(turn_based.new_initial_state())
 
     fast_search(0, 1000)  # compile (or load numba's cache) outside the timing
+    ArraySMMCTS(game)
     fast_rate = rate(fast_search, _FAST_ITERATIONS.value, _REPEATS.value)
     generic_rate = rate(generic_search, _ITERATIONS.value, _REPEATS.value)
+    reference_rate = rate(reference_search, _ITERATIONS.value, _REPEATS.value)
     openspiel_rate = rate(openspiel_search, _ITERATIONS.value, _REPEATS.value)
     print(f"game: {game}, selector {_SELECTOR.value}, median of {_REPEATS.value} searches, "
           "per second of CPU time")
-    print(f"fast engine (smmcts_spiel.fast) iterations/s:        {fast_rate:12.0f}")
-    print(f"generic engine (SMMCTS / SMMCTSBot) iterations/s:    {generic_rate:12.0f}")
+    print(f"fast engine (matrix_tree_engine) iterations/s:       {fast_rate:12.0f}")
+    print(f"generic array engine (ArraySMMCTS) iterations/s:     {generic_rate:12.0f}")
+    print(f"reference engine (SMMCTS) iterations/s:              {reference_rate:12.0f}")
     print(f"OpenSpiel Python MCTSBot (turn-based) simulations/s: {openspiel_rate:12.0f}")
-    print(f"ratio fast / generic: {fast_rate / generic_rate:.1f}")
+    print(f"ratio fast / generic: {fast_rate / generic_rate:.1f}, fast / reference: "
+          f"{fast_rate / reference_rate:.1f}")
     print(f"ratio fast / OpenSpiel MCTSBot: {fast_rate / openspiel_rate:.1f}")
     print(f"iterations_per_second={fast_rate:.1f}")
 

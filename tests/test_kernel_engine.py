@@ -9,11 +9,12 @@ import pytest
 import smmcts_spiel  # noqa: F401  (registers smmcts_goofspiel)
 from smmcts_spiel.bots import SMMCTSBot
 from smmcts_spiel.exact import exploitability
+from smmcts_spiel.search.array_engine import ArraySMMCTS
 from smmcts_spiel.search.evaluators import RandomRolloutEvaluator
 from smmcts_spiel.search.kernel_engine import KernelSMMCTS
 from smmcts_spiel.search.smmcts import FINAL_STRATEGIES, SMMCTS, final_probabilities
 
-SELECTORS = ["rm", "rmm", "exp3", "exp3m", "ucb", "ucbm"]
+SELECTORS = ["rm", "rmm", "rmb", "rmbm", "exp3", "exp3m", "ucb", "ucbm"]
 GOOF4 = "goofspiel(num_cards=4,imp_info=False,points_order=descending)"
 GOOF3_RANDOM = ("goofspiel(num_cards=3,imp_info=False,points_order=random,"
                 "returns_type=point_difference)")
@@ -73,20 +74,22 @@ def test_same_statistics_as_the_generic_engine(selector):
             statistics(KernelSMMCTS, game, selector, 2_000, seeds, final_strategy))
 
 
-def test_exploitability_falls_as_with_the_generic_engine():
+@pytest.mark.parametrize("engine", [KernelSMMCTS, ArraySMMCTS])
+def test_exploitability_falls_as_with_the_reference_engine(engine):
     """Cross-check with the exact evaluator: RM's empirical strategy on Goofspiel-3 falls
-    to the same NashConv (the gamma = 0.05 exploration floor) with both engines."""
+    to the same NashConv (the gamma = 0.05 exploration floor) with each compiled engine
+    (compiled or C++ rollouts) as with the reference engine (Python rollouts)."""
     game = pyspiel.load_game("goofspiel(num_cards=3,imp_info=False,points_order=descending)")
     state = game.new_initial_state()
-    kernel = KernelSMMCTS(game, selector="rm", seed=0)
-    kernel.run(state, 100)
-    early = exploitability.evaluate(game, kernel.policy()).nash_conv
-    kernel.run(state, 20_000)
-    late = exploitability.evaluate(game, kernel.policy()).nash_conv
-    generic = SMMCTS(game, selector="rm", seed=0)
-    generic.run(state, 20_100)
+    search = engine(game, selector="rm", seed=0)
+    search.run(state, 100)
+    early = exploitability.evaluate(game, search.policy()).nash_conv
+    search.run(state, 20_000)
+    late = exploitability.evaluate(game, search.policy()).nash_conv
+    reference = SMMCTS(game, selector="rm", seed=0)
+    reference.run(state, 20_100)
     assert late < 0.12 < early
-    assert late == pytest.approx(exploitability.evaluate(game, generic.policy()).nash_conv,
+    assert late == pytest.approx(exploitability.evaluate(game, reference.policy()).nash_conv,
                                  abs=0.02)
 
 
@@ -207,11 +210,12 @@ def test_time_limit_is_kept():
 def test_engine_choice():
     goofspiel = pyspiel.load_game(GOOF4)
     assert isinstance(SMMCTSBot(goofspiel, 0).search, KernelSMMCTS)
-    assert isinstance(SMMCTSBot(goofspiel, 0, engine="generic").search, SMMCTS)
+    assert isinstance(SMMCTSBot(goofspiel, 0, engine="generic").search, ArraySMMCTS)
+    assert isinstance(SMMCTSBot(goofspiel, 0, engine="reference").search, SMMCTS)
     assert isinstance(SMMCTSBot(goofspiel, 0, evaluator="heuristic").search, KernelSMMCTS)
     python_evaluator = RandomRolloutEvaluator(seed=0)
-    assert isinstance(SMMCTSBot(goofspiel, 0, evaluator=python_evaluator).search, SMMCTS)
-    assert isinstance(SMMCTSBot(pyspiel.load_game("tic_tac_toe"), 0).search, SMMCTS)
+    assert isinstance(SMMCTSBot(goofspiel, 0, evaluator=python_evaluator).search, ArraySMMCTS)
+    assert isinstance(SMMCTSBot(pyspiel.load_game("tic_tac_toe"), 0).search, ArraySMMCTS)
     with pytest.raises(ValueError, match="no game kernel"):
         SMMCTSBot(pyspiel.load_game("tic_tac_toe"), 0, engine="kernel")
     with pytest.raises(ValueError, match="engine="):

@@ -17,7 +17,9 @@ KNOWN_EQUILIBRIA = {
     "biased_rps": (BIASED_RPS, [0.25, 0.25, 0.5], [0.25, 0.25, 0.5]),
 }
 # Max deviation of the root empirical frequencies after 20,000 iterations (seeds 0-4).
-BOUNDS = {"rm": 0.02, "rmm": 0.02, "exp3": 0.05, "exp3m": 0.05}
+# Over seeds 0-39 (one draw per expansion, 24 Nov 2026) RM deviated at most 0.014 and Exp3
+# at most 0.056 (90% quantile 0.035; seed 0 on RPS gives 0.053).
+BOUNDS = {"rm": 0.02, "rmm": 0.02, "exp3": 0.06, "exp3m": 0.06}
 
 
 @pytest.mark.parametrize("selector", sorted(BOUNDS))
@@ -44,7 +46,7 @@ def test_regret_update_uses_child_means_for_actions_not_played():
     game = pyspiel.load_game("matrix_mp")
     search = SMMCTS(game, selector="rm", seed=3)
     root = search.run(game.new_initial_state(), 4)  # the four expansions
-    assert root.unexpanded == [] and all(c.visits == 1 for c in root.children)
+    assert root.untried == 0 and all(c.visits == 1 for c in root.children)
     before1 = list(root.selectors[0].regrets)
     before2 = list(root.selectors[1].regrets)
     # Suppose (row 0, column 1) was sampled and returned u1 = -1 (its exact value).

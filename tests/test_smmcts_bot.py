@@ -34,12 +34,13 @@ def test_plays_full_games_through_evaluate_bots(game_string, selector, engine):
     assert sum(returns) == pytest.approx(game.utility_sum())
 
 
-def test_same_seed_same_actions():
+@pytest.mark.parametrize("engine", ["auto", "generic", "reference"])  # auto: the kernel
+def test_same_seed_same_actions(engine):
     game = pyspiel.load_game("goofspiel(num_cards=5,imp_info=False)")
 
     def actions(seed):
-        bots = [SMMCTSBot(game, p, selector="exp3", iterations=200, seed=seed + p)
-                for p in (0, 1)]
+        bots = [SMMCTSBot(game, p, selector="exp3", iterations=200, seed=seed + p,
+                          engine=engine) for p in (0, 1)]
         state = game.new_initial_state()
         rng = np.random.RandomState(0)
         taken = []

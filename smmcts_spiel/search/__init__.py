@@ -2,9 +2,13 @@
 
 * :mod:`.selectors`: Regret Matching, Exp3 and UCB (numba-compilable arithmetic + objects);
 * :mod:`.evaluators`: leaf evaluators with OpenSpiel's evaluator interface;
-* :mod:`.smmcts`: SM-MCTS (Alg. 1 of Lisy et al. 2013) over any pyspiel game;
+* :mod:`.smmcts`: SM-MCTS (Alg. 1 of Lisy et al. 2013) over any pyspiel game, in Python
+  objects: the reference engine the others are tested against;
+* :mod:`.array_engine`: the same over any pyspiel game with the tree statistics in
+  compiled arrays, the generic path of ``SMMCTSBot``;
 * :mod:`.kernel_engine`: the same algorithm compiled with numba on a game kernel
   (:mod:`smmcts_spiel.games.kernels`), the fast path of ``SMMCTSBot``;
+* :mod:`.tree_arrays`: the array tree the two compiled engines share;
 * :mod:`.matrix_tree_engine`: the same algorithm compiled with numba on explicit trees;
 * :mod:`.mmcts`: multiple-tree MCTS with Exp3 over any pyspiel game with information states;
 * :mod:`.mmcts_phantom_ttt`: the same compiled with numba for Phantom Tic-Tac-Toe.

@@ -41,10 +41,10 @@ import numba
 import numpy as np
 
 from smmcts_spiel import trees
-from smmcts_spiel.search import selectors
+from smmcts_spiel.search import selectors, tree_arrays
 from smmcts_spiel.trees.flat import CHANCE, LEAF, MATRIX
 
-SELECTOR_CODES = {"rm": 0, "exp3": 1, "ucb": 2, "rmb": 3}
+SELECTOR_CODES = tree_arrays.SELECTOR_CODES
 FINAL_STRATEGIES = ("empirical", "average")
 GAMMA_SCHEDULES = ("constant", "decreasing")
 
@@ -53,10 +53,7 @@ GAMMA_SCHEDULES = ("constant", "decreasing")
 # drops the zero-division checks; no division here can have a zero divisor.
 _inlined = numba.njit(inline="always", error_model="numpy")
 
-_rm_probabilities = _inlined(selectors.regret_matching_probabilities)
-_exp3_probabilities = _inlined(selectors.exp3_probabilities)
 _sample_index = _inlined(selectors.sample_index)
-_ucb_index = _inlined(selectors.ucb_index)
 _bandit_regret_update = _inlined(selectors.bandit_regret_update)
 _decreasing_gamma = _inlined(selectors.decreasing_gamma)
 
@@ -249,16 +246,7 @@ def _selector_probabilities(code, stat, counts, exploration, c, out):
         for a in range(len(counts)):
             visits += counts[a]
         g = _decreasing_gamma(g, visits + 1.0)
-    if code == 0 or code == 3:
-        _rm_probabilities(stat, g, out)
-    elif code == 1:
-        _exp3_probabilities(stat, g, out)
-    else:
-        best = _ucb_index(stat, counts, c)
-        for a in range(len(out)):
-            out[a] = 0.0
-        out[best] = 1.0
-    return out
+    return tree_arrays.probabilities(code, stat, counts, g, c, out)
 
 
 @_inlined

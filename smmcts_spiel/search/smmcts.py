@@ -1,12 +1,17 @@
-"""Simultaneous-Move MCTS (Alg. 1 of Lisy et al., NIPS 2013) over pyspiel states.
+"""Simultaneous-Move MCTS (Alg. 1 of Lisy et al., NIPS 2013) over pyspiel states: the
+reference engine.
 
-The pieces follow OpenSpiel's ``mcts.py``: an evaluator scores new leaves, a
-:class:`SearchNode` holds the statistics of one state, and :class:`SMMCTS` runs
-iterations and answers strategy queries; the bot (``smmcts_spiel.bots``) wraps it.
+The small readable statement of the algorithm, in Python objects, that the compiled
+engines (:mod:`.array_engine`, SMMCTSBot's generic path, and :mod:`.kernel_engine`) are
+tested against; ``SMMCTSBot(engine="reference")`` plays with it. The pieces follow
+OpenSpiel's ``mcts.py``: an evaluator scores new leaves, a :class:`SearchNode` holds the
+statistics of one state, and :class:`SMMCTS` runs iterations and answers strategy
+queries; the bot (``smmcts_spiel.bots``) wraps it.
 
 One iteration descends the tree. At a decision node that still has an untried joint
-action it tries one (chosen uniformly at random), adds the child, evaluates it with one
-rollout and returns; otherwise each player picks its own action with its own selector.
+action it tries one (one uniform draw ``u`` picks the ``floor(u * untried)``-th untried
+joint action ``i * n2 + j``), adds the child, evaluates it with one rollout and returns;
+otherwise each player picks its own action with its own selector.
 Every node records the sum ``X`` and count ``n`` of the values passed through it; a node
 returns the sampled value, or ``X / n`` in the mean-propagating variants (RMM, Exp3M,
 UCBM). A node where only one player moves is a 1 x n stage; chance nodes are sampled.
@@ -24,7 +29,12 @@ from open_spiel.python import policy as policy_lib
 
 from smmcts_spiel import checks
 from smmcts_spiel.search.evaluators import RandomRolloutEvaluator, sample_chance
-from smmcts_spiel.search.selectors import check_gamma, parse_selector, selector_factory
+from smmcts_spiel.search.selectors import (
+    check_c,
+    check_gamma,
+    parse_selector,
+    selector_factory,
+)
 
 FINAL_STRATEGIES = ("empirical", "average", "average_no_exploration", "most_visited")
 
@@ -64,6 +74,27 @@ def check_game(game: pyspiel.Game) -> None:
     checks.check_game(game, "SM-MCTS", hint="use smmcts_spiel.bots.MMCTSBot for such games")
 
 
+def follow_history(node, moves: Sequence[int]):
+    """The node reached from ``node`` by pyspiel history entries (one per chance or single
+    move, two per joint move), or None where the tree does not go; for the nodes of every
+    engine (``is_terminal``, ``is_chance``, ``is_open``, ``mover``, ``child``)."""
+    k = 0
+    while k < len(moves):
+        if node is None or node.is_terminal or not node.is_open:
+            return None
+        if node.is_chance:
+            node, k = node.child((moves[k],)), k + 1
+        elif node.mover is None:
+            if k + 1 >= len(moves):
+                return None
+            node, k = node.child((moves[k], moves[k + 1])), k + 2
+        else:
+            pair = [pyspiel.INVALID_ACTION, pyspiel.INVALID_ACTION]
+            pair[node.mover] = moves[k]
+            node, k = node.child(pair), k + 1
+    return node
+
+
 class SearchNode:
     """Statistics of one state in the search tree.
 
@@ -75,7 +106,7 @@ class SearchNode:
     """
 
     __slots__ = ("kind", "state", "total", "visits", "u1", "mover", "actions", "children",
-                 "unexpanded", "selectors", "counts", "strategy_sums", "chance_outcomes")
+                 "untried", "selectors", "counts", "strategy_sums", "chance_outcomes")
 
     def __init__(self, state: pyspiel.State):
         self.state = state
@@ -106,6 +137,11 @@ class SearchNode:
     def is_chance(self) -> bool:
         return self.kind == _CHANCE
 
+    @property
+    def is_open(self) -> bool:
+        """Whether the node has had its first visit (chance nodes: from the start)."""
+        return self.kind == _CHANCE or self.children is not None
+
     def mean(self) -> float:
         """Mean player-1 value of the iterations through this node."""
         return self.total / self.visits
@@ -135,7 +171,79 @@ class SearchNode:
         return final_probabilities(self.counts[player], sums, final_strategy, exploration)
 
 
-class SMMCTS:
+class TreeSearch:
+    """The root and its reuse, node lookup and results, for every SM-MCTS engine.
+
+    A subclass sets ``self.root = None`` and ``self._root_history = []`` and provides
+    ``_new_root(state)`` (the root node of a fresh tree) and ``_reroot(node)`` (make the
+    tree's ``node`` the root; returns the node as it is then). Its nodes answer
+    ``is_terminal``, ``is_chance``, ``is_open``, ``mover``, ``actions``, ``strategy`` and
+    ``child``.
+    """
+
+    def __init__(self, game: pyspiel.Game, selector: str, gamma: float, c: float,
+                 final_strategy: str):
+        """Check and keep the options every engine takes (see :class:`SMMCTS`)."""
+        check_game(game)
+        base, self.propagate_mean = parse_selector(selector)
+        if base == "ucb":
+            c = check_c(c)
+        else:
+            gamma = check_gamma(gamma)
+        if final_strategy not in FINAL_STRATEGIES:
+            raise ValueError(f"final_strategy must be one of {', '.join(FINAL_STRATEGIES)}, "
+                             f"got {final_strategy!r}")
+        self.game = game
+        self.selector = selector
+        self.base_selector, self.gamma, self.c = base, gamma, c
+        self.final_strategy = final_strategy
+        self._track_average = final_strategy.startswith("average")
+        # The uniform exploration the selectors mix in (removed by average_no_exploration).
+        self.exploration = 0.0 if base == "ucb" else float(gamma)
+        scale = max(abs(game.min_utility()), abs(game.max_utility())) or 1.0
+        self._inv_scale = 1.0 / scale
+        self._utility_sum = game.utility_sum()
+        self.root = None
+        self._root_history: list[int] = []
+        self.last_iterations = 0  # iterations of the last run
+
+    def set_root(self, state: pyspiel.State):
+        """Make ``state`` the root, keeping the subtree of the current tree if it has one."""
+        node = self.find(state)
+        if node is not None:
+            self.root, self._root_history = self._reroot(node), state.history()
+            return self.root
+        self.root, self._root_history = None, state.history()
+        self.root = self._new_root(state)
+        return self.root
+
+    def reset(self) -> None:
+        self.root, self._root_history = None, []
+
+    def find(self, state: pyspiel.State):
+        """The tree's node for ``state``, or None if the search never went there."""
+        if self.root is None:
+            return None
+        history = state.history()
+        if history[:len(self._root_history)] != self._root_history:
+            return None
+        return follow_history(self.root, history[len(self._root_history):])
+
+    def strategy(self, state: pyspiel.State, player: int) -> dict[int, float]:
+        """``player``'s final strategy at ``state``: uniform where the search never went."""
+        node = self.find(state)
+        if (node is not None and node.is_open and not node.is_chance and not node.is_terminal
+                and node.mover in (None, player)):
+            return dict(zip(node.actions[player],
+                            node.strategy(player, self.final_strategy, self.exploration)))
+        actions = state.legal_actions(player)
+        return {a: 1.0 / len(actions) for a in actions}
+
+    def policy(self) -> SearchPolicy:
+        return SearchPolicy(self)
+
+
+class SMMCTS(TreeSearch):
     """The search: Alg. 1 with a selector per player at every node.
 
     Args:
@@ -156,71 +264,18 @@ class SMMCTS:
     def __init__(self, game: pyspiel.Game, selector: str = "rm", gamma: float = 0.05,
                  c: float = 1.4, final_strategy: str = "empirical", evaluator=None,
                  seed: int | None = None):
-        check_game(game)
-        base, self.propagate_mean = parse_selector(selector)
-        if base != "ucb":
-            check_gamma(gamma)
-        if final_strategy not in FINAL_STRATEGIES:
-            raise ValueError(f"final_strategy must be one of {', '.join(FINAL_STRATEGIES)}, "
-                             f"got {final_strategy!r}")
-        self.game = game
-        self.selector = selector
-        self.final_strategy = final_strategy
-        self._make_selector = selector_factory(base, gamma, c)
-        self._track_average = final_strategy.startswith("average")
-        # The uniform exploration the selectors mix in (removed by average_no_exploration).
-        self.exploration = 0.0 if base == "ucb" else float(gamma)
+        super().__init__(game, selector, gamma, c, final_strategy)
+        self._make_selector = selector_factory(self.base_selector, self.gamma, self.c)
         self._rng = random.Random(seed)
         self.evaluator = evaluator or RandomRolloutEvaluator(seed=self._rng.getrandbits(63))
-        scale = max(abs(game.min_utility()), abs(game.max_utility())) or 1.0
-        self._inv_scale = 1.0 / scale
-        self._utility_sum = game.utility_sum()
-        self.root: SearchNode | None = None
-        self._root_history: list[int] = []
-        self.last_iterations = 0  # iterations of the last run
 
     # -- tree management ---------------------------------------------------------------
 
-    def set_root(self, state: pyspiel.State) -> SearchNode:
-        """Make ``state`` the root, keeping the subtree of the current tree if it has one."""
-        history = state.history()
-        if self.root is not None and history[:len(self._root_history)] == self._root_history:
-            node = self._descend(self.root, history[len(self._root_history):])
-            if node is not None:
-                self.root, self._root_history = node, history
-                return node
-        self.root, self._root_history = SearchNode(state.clone()), history
-        return self.root
-
-    def reset(self) -> None:
-        self.root, self._root_history = None, []
-
-    def find(self, state: pyspiel.State) -> SearchNode | None:
-        """The tree's node for ``state``, or None if the search never went there."""
-        if self.root is None:
-            return None
-        history = state.history()
-        if history[:len(self._root_history)] != self._root_history:
-            return None
-        return self._descend(self.root, history[len(self._root_history):])
+    def _new_root(self, state: pyspiel.State) -> SearchNode:
+        return SearchNode(state.clone())
 
     @staticmethod
-    def _descend(node: SearchNode, moves: Sequence[int]) -> SearchNode | None:
-        """Follow history entries (one per chance or sequential move, two per joint move)."""
-        k = 0
-        while k < len(moves):
-            if node is None or node.kind == _TERMINAL:
-                return None
-            if node.kind == _CHANCE:
-                node, k = node.child((moves[k],)), k + 1
-            elif node.mover is None:
-                if k + 1 >= len(moves):
-                    return None
-                node, k = node.child((moves[k], moves[k + 1])), k + 2
-            else:
-                pair = [pyspiel.INVALID_ACTION, pyspiel.INVALID_ACTION]
-                pair[node.mover] = moves[k]
-                node, k = node.child(pair), k + 1
+    def _reroot(node: SearchNode) -> SearchNode:
         return node
 
     # -- running -----------------------------------------------------------------------
@@ -267,8 +322,12 @@ class SMMCTS:
             return node.total / node.visits if self.propagate_mean else u1
         if node.children is None:
             self._open(node)
-        if node.unexpanded:
-            joint = node.unexpanded.pop()
+        if node.untried:
+            # A uniformly random joint action among those never tried (one draw, as in
+            # the compiled engines).
+            target = min(int(self._rng.random() * node.untried), node.untried - 1)
+            joint = [k for k, child in enumerate(node.children) if child is None][target]
+            node.untried -= 1
             n2 = len(node.actions[1])
             i, j = divmod(joint, n2)
             child_state = node.state.clone()
@@ -276,7 +335,7 @@ class SMMCTS:
                 child_state.apply_actions([node.actions[0][i], node.actions[1][j]])
             else:
                 child_state.apply_action(node.actions[node.mover][i if node.mover == 0 else j])
-            if not node.unexpanded:
+            if not node.untried:
                 node.state = None  # every child exists: the state is no longer needed
             child = node.children[joint] = SearchNode(child_state)
             u1 = child.u1 if child.kind == _TERMINAL else self.evaluator.evaluate(child_state)[0]
@@ -295,11 +354,10 @@ class SMMCTS:
         return node.total / node.visits if self.propagate_mean else u1
 
     def _open(self, node: SearchNode) -> None:
-        """First visit of a decision node: create its selectors and expansion order."""
+        """First visit of a decision node: create its children table and selectors."""
         n1, n2 = len(node.actions[0]), len(node.actions[1])
         node.children = [None] * (n1 * n2)
-        node.unexpanded = list(range(n1 * n2))
-        self._rng.shuffle(node.unexpanded)
+        node.untried = n1 * n2
         node.selectors = tuple(self._make_selector(n) if n > 1 else None for n in (n1, n2))
         node.counts = ([0] * n1, [0] * n2)
         node.strategy_sums = ([0.0] * n1, [0.0] * n2) if self._track_average else None
@@ -336,18 +394,6 @@ class SMMCTS:
 
     # -- results -----------------------------------------------------------------------
 
-    def strategy(self, state: pyspiel.State, player: int) -> dict[int, float]:
-        """``player``'s final strategy at ``state``: uniform where the search never went."""
-        node = self.find(state)
-        if node is not None and node.kind == _DECISION and (
-                node.mover is None or node.mover == player):
-            return dict(zip(node.actions[player],
-                            node.strategy(player, self.final_strategy, self.exploration)))
-        actions = state.legal_actions(player)
-        return {a: 1.0 / len(actions) for a in actions}
-
-    def policy(self) -> SearchPolicy:
-        return SearchPolicy(self)
 
 
 class SearchPolicy(policy_lib.Policy):
@@ -358,7 +404,7 @@ class SearchPolicy(policy_lib.Policy):
     so it reflects every search run so far.
     """
 
-    def __init__(self, search: SMMCTS):
+    def __init__(self, search: TreeSearch):
         super().__init__(search.game, [0, 1])
         self._search = search
 

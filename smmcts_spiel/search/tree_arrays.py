@@ -1,0 +1,581 @@
+"""The search tree of the compiled SM-MCTS engines, in flat arrays.
+
+:mod:`.kernel_engine` (whole iterations compiled on a game kernel) and :mod:`.array_engine`
+(any pyspiel game: pyspiel only where a node is created or a leaf evaluated) keep their
+tree in the arrays described here and share everything that touches them: the Update of
+Alg. 1 with the formulas of :mod:`.selectors` compiled as they are, selection, the
+expansion rule, the back-up of a path, the copy of a subtree when the root moves, the
+read-only node views and the time-limited loop. The algorithm is that of
+:class:`smmcts_spiel.search.smmcts.SMMCTS` (the reference engine; read its docstring).
+
+Layout:
+
+* per node (``nodes_i[field, node]``, ``nodes_f[field, node]``): kind, number of actions of
+  each player (chance: outcomes, and 1), offsets into the pools, expanded children, and the
+  sums ``X``, visits ``n`` and terminal value;
+* a node is *opened* on its first visit (chance nodes of the array engine when created):
+  its children table (joint action ``i * n2 + j``, or chance outcome; -1 while missing) goes
+  to ``pool``, its per-action statistics (selector statistic, count, sum of sampling
+  distributions, current distribution; chance: outcome probabilities) to
+  ``slots[field, slot]``. The kernel engine also stores the node's pyspiel actions in
+  ``pool`` (field ``ACTIONS``); the array engine keeps them in Python (``ACTIONS`` is -1).
+
+numba caches each compiled engine on disk without noticing edits to this module: after
+editing it, delete the ``__pycache__/*.nbi`` / ``*.nbc`` files of ``smmcts_spiel/search``.
+"""
+
+from __future__ import annotations
+
+import mmap
+import time
+
+import numba
+import numpy as np
+import pyspiel
+
+from smmcts_spiel import checks
+from smmcts_spiel.games.kernels.base import CHANCE, DECISION, TERMINAL  # node kinds
+from smmcts_spiel.search import selectors
+from smmcts_spiel.search.smmcts import TreeSearch, final_probabilities
+
+SELECTOR_CODES = {"rm": 0, "exp3": 1, "ucb": 2, "rmb": 3}
+# nodes_i fields
+KIND, N1, N2, CHILD, ACTIONS, SLOT, EXPANDED = range(7)
+# nodes_f fields
+X, VISITS, U1 = range(3)
+# slots fields
+STAT, COUNT, AVERAGE, PROB = range(4)
+# counters
+NUM_NODES, POOL_USED, SLOTS_USED = range(3)
+# config (floats)
+GAMMA, C, INV_SCALE, UTILITY_SUM = range(4)
+
+CHECK_EVERY = 0.002  # seconds between clock checks under a time limit
+
+inlined = numba.njit(inline="always", error_model="numpy")
+rm_probabilities = inlined(selectors.regret_matching_probabilities)
+exp3_probabilities = inlined(selectors.exp3_probabilities)
+sample_index = inlined(selectors.sample_index)
+bandit_regret_update = inlined(selectors.bandit_regret_update)
+ucb_index = inlined(selectors.ucb_index)
+ucb_index_random_ties = inlined(selectors.ucb_index_random_ties)
+
+
+# ----------------------------------------------------------------------------------------
+# Compiled helpers (inlined into each engine's loop).
+
+
+@inlined
+def new_node(kind, u1, nodes_i, nodes_f, counters):
+    """Append an unopened node of ``kind`` (``u1``: its value if terminal)."""
+    node = counters[NUM_NODES]
+    counters[NUM_NODES] += 1
+    nodes_i[KIND, node] = kind
+    nodes_i[N1, node] = 0
+    nodes_i[N2, node] = 0
+    nodes_i[CHILD, node] = -1
+    nodes_i[ACTIONS, node] = -1
+    nodes_i[EXPANDED, node] = 0
+    nodes_f[X, node] = 0.0
+    nodes_f[VISITS, node] = 0.0
+    nodes_f[U1, node] = u1
+    return node
+
+
+@inlined
+def open_node(node, n1, n2, action_room, nodes_i, pool, slots, counters):
+    """Give ``node`` its children table (``n1 * n2`` entries; chance: ``n1``, with ``n2 = 1``),
+    ``action_room`` pool entries for its actions (``ACTIONS``; none if 0) and ``n1 + n2``
+    zeroed slots. Returns the pool offset of the actions."""
+    width = n1 if nodes_i[KIND, node] == CHANCE else n1 * n2
+    p = counters[POOL_USED]
+    counters[POOL_USED] += width + action_room
+    s = counters[SLOTS_USED]
+    counters[SLOTS_USED] += n1 + n2
+    nodes_i[N1, node] = n1
+    nodes_i[N2, node] = n2
+    nodes_i[CHILD, node] = p
+    nodes_i[ACTIONS, node] = p + width if action_room > 0 else -1
+    nodes_i[SLOT, node] = s
+    for a in range(width):
+        pool[p + a] = -1
+    for a in range(n1 + n2):
+        slots[STAT, s + a] = 0.0
+        slots[COUNT, s + a] = 0.0
+        slots[AVERAGE, s + a] = 0.0
+        slots[PROB, s + a] = 0.0
+    return p + width
+
+
+@inlined
+def probabilities(selector, stat, counts, gamma, c, out):
+    """The selector's current sampling distribution (UCB: all mass on its choice)."""
+    if selector == 0 or selector == 3:
+        rm_probabilities(stat, gamma, out)
+    elif selector == 1:
+        exp3_probabilities(stat, gamma, out)
+    else:
+        best = ucb_index(stat, counts, c)
+        for a in range(len(out)):
+            out[a] = 0.0
+        out[best] = 1.0
+    return out
+
+
+@inlined
+def player_update(selector, action, reward, probs, stat, counts, average, track_average,
+                  sibling_children, nodes_f, player, config):
+    """One player's Update at a node: ``sibling_children[a]`` is the child had it played a."""
+    n = len(probs)
+    counts[action] += 1.0
+    if n == 1:
+        return
+    if track_average:
+        for a in range(n):
+            average[a] += probs[a]
+    if selector == 0:
+        inv_scale = config[INV_SCALE]
+        for a in range(n):
+            child = sibling_children[a]
+            if a != action and child >= 0:
+                mean = nodes_f[X, child] / nodes_f[VISITS, child]
+                if player == 1:
+                    mean = config[UTILITY_SUM] - mean
+                stat[a] += mean * inv_scale - reward
+    elif selector == 1:
+        stat[action] += reward / probs[action]
+    elif selector == 3:
+        bandit_regret_update(stat, action, reward, probs[action])
+    else:
+        stat[action] += reward
+
+
+@inlined
+def update(node, i, j, u1, fresh, selector, track_average, config, nodes_i, nodes_f, pool,
+           slots):
+    """Update(h, i, j, u1) of Alg. 1: each player's selector learns from its own reward.
+
+    ``fresh``: the nodes' ``PROB`` slots hold the distributions the actions were sampled
+    from (after a selection); otherwise they are computed here (after an expansion)."""
+    n1 = nodes_i[N1, node]
+    n2 = nodes_i[N2, node]
+    s = nodes_i[SLOT, node]
+    c0 = nodes_i[CHILD, node]
+    p1 = slots[PROB, s:s + n1]
+    p2 = slots[PROB, s + n1:s + n1 + n2]
+    if not fresh:
+        if n1 > 1:
+            probabilities(selector, slots[STAT, s:s + n1], slots[COUNT, s:s + n1],
+                          config[GAMMA], config[C], p1)
+        if n2 > 1:
+            probabilities(selector, slots[STAT, s + n1:s + n1 + n2],
+                          slots[COUNT, s + n1:s + n1 + n2], config[GAMMA], config[C], p2)
+    reward1 = u1 * config[INV_SCALE]
+    reward2 = (config[UTILITY_SUM] - u1) * config[INV_SCALE]
+    player_update(selector, i, reward1, p1, slots[STAT, s:s + n1], slots[COUNT, s:s + n1],
+                  slots[AVERAGE, s:s + n1], track_average, pool[c0 + j:c0 + n1 * n2:n2],
+                  nodes_f, 0, config)
+    player_update(selector, j, reward2, p2, slots[STAT, s + n1:s + n1 + n2],
+                  slots[COUNT, s + n1:s + n1 + n2], slots[AVERAGE, s + n1:s + n1 + n2],
+                  track_average, pool[c0 + i * n2:c0 + (i + 1) * n2], nodes_f, 1, config)
+
+
+@inlined
+def select(selector, stat, counts, gamma, c, probs, u):
+    """A player's action from the uniform number ``u`` (draw it only if the player has a
+    choice); ``probs`` gets the selector's distribution (for the Update and the average)."""
+    if len(probs) == 1:
+        probs[0] = 1.0
+        return 0
+    probabilities(selector, stat, counts, gamma, c, probs)
+    if selector == 2:
+        return ucb_index_random_ties(stat, counts, c, u)
+    return sample_index(probs, u)
+
+
+@inlined
+def untried_joint_action(pool, c0, untried, u):
+    """The expansion rule: the ``floor(u * untried)``-th joint action without a child."""
+    target = min(int(u * untried), untried - 1)
+    a = 0
+    while True:
+        if pool[c0 + a] < 0:
+            if target == 0:
+                return a
+            target -= 1
+        a += 1
+
+
+@inlined
+def expand(node, a, child, u, selector, track_average, config, nodes_i, nodes_f, pool, slots):
+    """Link the new ``child`` at joint action ``a``, record its first value ``u`` and update
+    ``node`` (whose own ``X, n`` the expansion does not touch)."""
+    c0 = nodes_i[CHILD, node]
+    n2 = nodes_i[N2, node]
+    pool[c0 + a] = child
+    nodes_i[EXPANDED, node] += 1
+    nodes_f[X, child] += u
+    nodes_f[VISITS, child] += 1.0
+    update(node, a // n2, a % n2, u, False, selector, track_average, config, nodes_i, nodes_f,
+           pool, slots)
+
+
+@inlined
+def back_up(depth, u, path_node, path_i, path_j, mean_variant, selector, track_average,
+            config, nodes_i, nodes_f, pool, slots):
+    """``X += u, n += 1`` and the Update at each node of the path, deepest first; RetVal is
+    ``u`` or, in the mean variants, the node's new mean."""
+    for d in range(depth - 1, -1, -1):
+        h = path_node[d]
+        nodes_f[X, h] += u
+        nodes_f[VISITS, h] += 1.0
+        if nodes_i[KIND, h] == DECISION:
+            update(h, path_i[d], path_j[d], u, True, selector, track_average, config, nodes_i,
+                   nodes_f, pool, slots)
+        if mean_variant:
+            u = nodes_f[X, h] / nodes_f[VISITS, h]
+    return u
+
+
+@numba.njit(cache=True)
+def copy_subtree(root, nodes_i, nodes_f, pool, slots, counters, new_nodes_i, new_nodes_f,
+                 new_pool, new_slots, new_counters, new_index, queue):
+    """Copy the subtree of ``root`` into the ``new_*`` arrays, numbered breadth first.
+
+    ``new_index`` (given as one -1 per old node) maps old node numbers to new ones;
+    ``queue`` (room for one entry per old node) ends with the old numbers of the copied
+    nodes in their new order."""
+    new_index[root] = 0
+    new_counters[NUM_NODES] = 1
+    new_counters[POOL_USED] = 0
+    new_counters[SLOTS_USED] = 0
+    queue[0] = root
+    head = 0
+    tail = 1
+    while head < tail:
+        old = queue[head]
+        head += 1
+        new = new_index[old]
+        for f in range(nodes_i.shape[0]):
+            new_nodes_i[f, new] = nodes_i[f, old]
+        for f in range(nodes_f.shape[0]):
+            new_nodes_f[f, new] = nodes_f[f, old]
+        c0 = nodes_i[CHILD, old]
+        if c0 < 0:
+            continue
+        n1 = nodes_i[N1, old]
+        n2 = nodes_i[N2, old]
+        width = n1 if nodes_i[KIND, old] == CHANCE else n1 * n2
+        a0 = nodes_i[ACTIONS, old]
+        room = n1 + n2 if a0 >= 0 else 0
+        p = new_counters[POOL_USED]
+        new_counters[POOL_USED] += width + room
+        new_nodes_i[CHILD, new] = p
+        new_nodes_i[ACTIONS, new] = p + width if a0 >= 0 else -1
+        for a in range(width):
+            child = pool[c0 + a]
+            if child >= 0:
+                new_index[child] = new_counters[NUM_NODES]
+                new_counters[NUM_NODES] += 1
+                queue[tail] = child
+                tail += 1
+                new_pool[p + a] = new_index[child]
+            else:
+                new_pool[p + a] = -1
+        for a in range(room):
+            new_pool[p + width + a] = pool[a0 + a]
+        s = nodes_i[SLOT, old]
+        t = new_counters[SLOTS_USED]
+        new_counters[SLOTS_USED] += n1 + n2
+        new_nodes_i[SLOT, new] = t
+        for f in range(slots.shape[0]):
+            for a in range(n1 + n2):
+                new_slots[f, t + a] = slots[f, s + a]
+
+
+# ----------------------------------------------------------------------------------------
+# Python side.
+
+
+def lazy_zeros(shape, dtype=np.float64) -> np.ndarray:
+    """An array of zeros in fresh anonymous memory, whose pages the operating system
+    supplies (zeroed) when first written: allocating a big capacity costs no time.
+
+    ``np.zeros`` may instead reuse freed heap memory, which it must clear: on the shared
+    machine that took 60-70 ms for the 25 MB of node arrays a 0.1 s move plans for.
+    """
+    dtype = np.dtype(dtype)
+    size = int(np.prod(shape)) * dtype.itemsize
+    if size == 0:
+        return np.zeros(shape, dtype)
+    return np.frombuffer(mmap.mmap(-1, size), dtype).reshape(shape)
+
+
+class ArrayNode:
+    """A read-only view of one node of an array tree (the interface of ``SearchNode``)."""
+
+    __slots__ = ("_search", "index")
+
+    def __init__(self, search: ArrayTreeSearch, index: int):
+        self._search = search
+        self.index = index
+
+    def _field(self, field: int) -> int:
+        return int(self._search.nodes_i[field, self.index])
+
+    @property
+    def is_terminal(self) -> bool:
+        return self._field(KIND) == TERMINAL
+
+    @property
+    def is_chance(self) -> bool:
+        return self._field(KIND) == CHANCE
+
+    @property
+    def is_open(self) -> bool:
+        return self._field(CHILD) >= 0
+
+    @property
+    def visits(self) -> int:
+        return int(self._search.nodes_f[VISITS, self.index])
+
+    @property
+    def total(self) -> float:
+        return float(self._search.nodes_f[X, self.index])
+
+    def mean(self) -> float:
+        return self.total / self.visits
+
+    @property
+    def actions(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """Each player's pyspiel actions (``(INVALID_ACTION,)`` for a player not moving)."""
+        if self.is_terminal or self.is_chance:
+            raise ValueError("only decision nodes list actions")
+        actions = self._search.node_actions(self.index)
+        if actions is None:
+            raise ValueError("only opened decision nodes list actions")
+        return actions
+
+    @property
+    def mover(self) -> int | None:
+        """The only player to move here, or None at a simultaneous node."""
+        first, second = self.actions
+        if first == (pyspiel.INVALID_ACTION,):
+            return 1
+        if second == (pyspiel.INVALID_ACTION,):
+            return 0
+        return None
+
+    def _slots(self, field: int, player: int) -> np.ndarray:
+        n1, n2, s = self._field(N1), self._field(N2), self._field(SLOT)
+        start, n = (s, n1) if player == 0 else (s + n1, n2)
+        return self._search.slots[field, start:start + n]
+
+    @property
+    def counts(self) -> tuple[list[int], list[int]]:
+        if not self.is_open:
+            return tuple([0] * len(acts) for acts in self.actions)
+        return tuple([int(x) for x in self._slots(COUNT, p)] for p in (0, 1))
+
+    def strategy(self, player: int, final_strategy: str = "empirical",
+                 exploration: float = 0.0) -> list[float]:
+        """The final strategy of ``player`` here (see ``smmcts.final_probabilities``)."""
+        if not self.is_open or self.is_chance:
+            raise ValueError("only decision nodes the search has opened (visited twice) have "
+                             "strategies; the search's strategy(state, player) answers anywhere")
+        return final_probabilities(self._slots(COUNT, player).tolist(),
+                                   self._slots(AVERAGE, player).tolist(), final_strategy,
+                                   exploration)
+
+    def child(self, player_actions) -> ArrayNode | None:
+        """The child after the given action of each player (chance: one action), or None."""
+        index = self._search.child_index(self.index, player_actions)
+        return None if index < 0 else ArrayNode(self._search, index)
+
+
+class ArrayTreeSearch(TreeSearch):
+    """What the compiled engines share on the Python side: options, arrays, re-rooting by
+    copying the kept subtree, node lookup and the budgeted loop.
+
+    A subclass provides ``node_actions(index)`` (the node's pyspiel actions, or None if not
+    known), ``_new_tree(state) -> root index`` (after the counters were reset),
+    ``_kept(order)`` (re-rooting kept the nodes ``order``: old numbers in their new order)
+    and ``_iterate(root, n) -> iterations done`` (up to ``n``; fewer only when the arrays
+    need to grow).
+    """
+
+    def __init__(self, game: pyspiel.Game, selector: str, gamma: float, c: float,
+                 final_strategy: str, node_room: int, pool_room: int, initial_nodes: int,
+                 assumed_rate: float):
+        super().__init__(game, selector, gamma, c, final_strategy)
+        self._selector_code = SELECTOR_CODES[self.base_selector]
+        self._config = np.array([self.gamma, self.c, self._inv_scale, self._utility_sum])
+        self._node_room = node_room  # most nodes one iteration adds
+        self._pool_room = pool_room  # most pool (and slot) entries one iteration adds
+        self.nodes_i = lazy_zeros((7, initial_nodes), np.int64)
+        self.nodes_f = lazy_zeros((3, initial_nodes))
+        self.pool = lazy_zeros(max(32 * initial_nodes, 2 * pool_room), np.int64)
+        self.slots = lazy_zeros((4, max(8 * initial_nodes, 2 * pool_room)))
+        self.counters = np.zeros(3, np.int64)
+        self._spare = None  # arrays to copy the kept subtree into when re-rooting
+        self._scratch = np.zeros(0, np.int64)  # node renumbering when re-rooting
+        # For sizing the arrays before a run (see _make_room): the fastest rate seen
+        # (iterations/s; assumed_rate until measured) and the most nodes, pool and slot
+        # entries one iteration added on average in a run.
+        self._rate = float(assumed_rate)
+        self._growth = np.array([1.0, 32.0, 8.0])
+
+    # -- tree management ---------------------------------------------------------------
+
+    def _new_root(self, state: pyspiel.State) -> ArrayNode:
+        self.counters[:] = 0
+        return ArrayNode(self, self._new_tree(state))
+
+    def _reroot(self, node: ArrayNode) -> ArrayNode:
+        return ArrayNode(self, self._keep_only_subtree(node.index) if node.index > 0 else 0)
+
+    def _keep_only_subtree(self, index: int) -> int:
+        """Copy the subtree of node ``index`` into the spare arrays (it becomes node 0) and
+        swap them in, so the memory of a game-long search stays that of the kept subtree;
+        returns 0. The two sets of arrays are reused: allocating and freeing arrays of
+        hundreds of megabytes inside a timed move would take tens of milliseconds."""
+        arrays = (self.nodes_i, self.nodes_f, self.pool, self.slots)
+        spare = self._spare
+        if spare is None or any(s.shape[-1] < a.shape[-1] for s, a in zip(spare, arrays)):
+            spare = tuple(lazy_zeros(a.shape, a.dtype) for a in arrays)
+        counters = np.zeros(3, np.int64)
+        n = int(self.counters[NUM_NODES])
+        if len(self._scratch) < 2 * n:  # reused from move to move, as the spare arrays
+            self._scratch = lazy_zeros(4 * n, np.int64)
+        new_index, queue = self._scratch[:n], self._scratch[n:2 * n]
+        new_index.fill(-1)
+        copy_subtree(index, *arrays, self.counters, *spare, counters, new_index, queue)
+        self._spare = arrays
+        self.nodes_i, self.nodes_f, self.pool, self.slots = spare
+        self.counters[:] = counters
+        self._kept(queue[:counters[NUM_NODES]])
+        return 0
+
+    def _copy_to_scratch(self) -> None:
+        """Copy the tree into scratch arrays of its size (loads ``copy_subtree``)."""
+        nodes, pool, slots = (int(x) + 1 for x in self.counters)
+        copy_subtree(0, self.nodes_i, self.nodes_f, self.pool, self.slots, self.counters,
+                     np.zeros((self.nodes_i.shape[0], nodes), np.int64),
+                     np.zeros((self.nodes_f.shape[0], nodes)), np.zeros(pool, np.int64),
+                     np.zeros((self.slots.shape[0], slots)), np.zeros(3, np.int64),
+                     np.full(nodes, -1, np.int64), np.zeros(nodes, np.int64))
+
+    def reset(self) -> None:
+        super().reset()
+        self.counters[:] = 0
+
+    def child_index(self, node: int, player_actions) -> int:
+        """The child of ``node`` after the given actions (chance: one outcome), or -1."""
+        nodes_i, pool = self.nodes_i, self.pool
+        if nodes_i[CHILD, node] < 0 or nodes_i[KIND, node] == TERMINAL:
+            return -1
+        first, second = self.node_actions(node)
+        try:
+            i = first.index(player_actions[0])
+            j = 0 if nodes_i[KIND, node] == CHANCE else second.index(player_actions[1])
+        except ValueError:
+            return -1
+        return int(pool[nodes_i[CHILD, node] + i * int(nodes_i[N2, node]) + j])
+
+    def _grow(self) -> None:
+        """Enlarge (4x) the arrays that may overflow in the next iteration (the fallback
+        when a run outgrows what :meth:`_make_room` planned for)."""
+        self._resize(*(4 * n if used + room > n else n for used, room, n in zip(
+            self.counters, (self._node_room, self._pool_room, self._pool_room),
+            self._capacity())))
+
+    def _capacity(self) -> tuple[int, int, int]:
+        return self.nodes_i.shape[1], len(self.pool), self.slots.shape[1]
+
+    def _resize(self, nodes: int, pool: int, slots: int) -> None:
+        """Give the arrays these capacities (at least); only the used part is copied.
+
+        Capacity costs address space, not time (:func:`lazy_zeros`); copying a big tree
+        into fresh memory does cost time (each new page is a page fault: on the shared
+        machine about a millisecond per megabyte), which is why runs plan their room
+        before they start.
+        """
+        def resized(array, used, capacity):
+            if capacity <= array.shape[-1]:
+                return array
+            bigger = lazy_zeros(array.shape[:-1] + (capacity,), array.dtype)
+            bigger[..., :used] = array[..., :used]
+            return bigger
+        used_nodes, used_pool, used_slots = (int(x) for x in self.counters)
+        self.nodes_i = resized(self.nodes_i, used_nodes, nodes)
+        self.nodes_f = resized(self.nodes_f, used_nodes, nodes)
+        self.pool = resized(self.pool, used_pool, pool)
+        self.slots = resized(self.slots, used_slots, slots)
+
+    def _make_room(self, iterations: float) -> None:
+        """Make room, before a run starts, for what ``iterations`` iterations may add (at
+        the largest growth per iteration seen), so that the run itself does not stop to
+        grow the arrays: right after re-rooting the tree to copy is small."""
+        wanted = [int(used + iterations * growth) + room for used, growth, room in zip(
+            self.counters, self._growth, (self._node_room, self._pool_room, self._pool_room))]
+        if any(w > n for w, n in zip(wanted, self._capacity())):
+            self._resize(*(max(n, w + w // 4) for w, n in zip(wanted, self._capacity())))
+
+    def _learn(self, iterations: int, seconds: float, added: np.ndarray) -> None:
+        """Remember the rate and the growth per iteration of a finished run."""
+        if iterations > 0:
+            if seconds > 0:
+                self._rate = max(self._rate, iterations / seconds)
+            self._growth = np.maximum(self._growth, added / iterations)
+
+    def has_room(self) -> bool:
+        """Whether the arrays hold what one more iteration may add."""
+        return (self.counters[NUM_NODES] + self._node_room <= self.nodes_i.shape[1]
+                and self.counters[POOL_USED] + self._pool_room <= len(self.pool)
+                and self.counters[SLOTS_USED] + self._pool_room <= self.slots.shape[1])
+
+    # -- running -----------------------------------------------------------------------
+
+    def run(self, state: pyspiel.State, iterations: int | None = 1000,
+            time_limit: float | None = None) -> ArrayNode:
+        """Search from ``state`` until ``iterations`` are done or ``time_limit`` seconds pass.
+
+        Pass ``iterations=None`` to search by time alone. Returns the root node.
+        """
+        start = time.perf_counter()
+        iterations, time_limit = checks.check_budget(iterations, time_limit)
+        if state.is_terminal():
+            raise ValueError("cannot search from a terminal state: the game is over")
+        root = self.set_root(state).index
+        if time_limit is not None:
+            self._make_room(min(iterations or np.inf, 1.25 * self._rate * time_limit))
+        before = self.counters.copy()
+        searching = time.perf_counter()
+        done = self._search(root, iterations, time_limit and start + time_limit)
+        self._learn(done, time.perf_counter() - searching, self.counters - before)
+        self.last_iterations = done
+        return self.root
+
+    def _search(self, root: int, iterations: int | None, deadline: float | None) -> int:
+        """Iterations until the budget runs out; returns how many were done."""
+        done = 0
+        if deadline is None:
+            while done < iterations:
+                done += self._iterate(root, iterations - done)
+            return done
+        chunk = 16
+        searching = time.perf_counter()
+        while iterations is None or done < iterations:
+            todo = chunk if iterations is None else min(chunk, iterations - done)
+            done += self._iterate(root, todo)
+            now = time.perf_counter()
+            if now >= deadline:
+                break
+            # Size the next chunk to about CHECK_EVERY seconds from the average rate so far
+            # (a single chunk's rate swings with the tree and with the machine's load), at
+            # most doubling it; near the deadline to half the time left, so that a chunk
+            # slower than planned overruns by a fraction of a chunk.
+            rate = done / max(now - searching, 1e-6)
+            chunk = int(max(1, min(2 * chunk, rate * min(CHECK_EVERY, (deadline - now) / 2))))
+        return done
+

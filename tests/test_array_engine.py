@@ -1,0 +1,251 @@
+"""The array engine is the reference engine with its statistics in compiled arrays: from the
+same seed and evaluator it grows the same tree, node by node; and it finds what is known."""
+
+import time
+
+import numpy as np
+import pyspiel
+import pytest
+from open_spiel.python.algorithms import mcts
+
+import smmcts_spiel  # noqa: F401  (registers the smmcts_* games)
+from smmcts_spiel.bots import SMMCTSBot
+from smmcts_spiel.exact import tic_tac_toe as perfect_ttt
+from smmcts_spiel.search.array_engine import ArraySMMCTS
+from smmcts_spiel.search.evaluators import (
+    GoofspielEvaluator,
+    OpenSpielRolloutEvaluator,
+    RandomRolloutEvaluator,
+)
+from smmcts_spiel.search.smmcts import FINAL_STRATEGIES, SMMCTS
+
+RPS = "[[0 -1 1] [1 0 -1] [-1 1 0]]"
+BIASED_RPS = "[[0 -2 1] [2 0 -1] [-1 1 0]]"  # equilibrium (1/4, 1/4, 1/2) for both players
+CHANCE_OF_TWO_GAMES = f"smmcts_matrix_tree(tree={{1/2:{RPS} 1/2:{BIASED_RPS}}})"
+
+
+def tree_of(search, node) -> list:
+    """The subtree below ``node`` in a canonical order: per node its visits and sum, per
+    decision node each player's counts and final strategy, children by joint action
+    (chance: by outcome). Works on both engines' nodes."""
+    rows = []
+
+    def walk(node, key):
+        rows.append((key, node.visits, node.total))
+        if node.is_terminal:
+            return
+        if node.is_chance:
+            outcomes = (node.chance_outcomes if isinstance(search, SMMCTS)
+                        else zip(search.node_actions(node.index)[0], [None] * 99))
+            for outcome, _ in outcomes:
+                child = node.child((outcome,))
+                if child is not None:
+                    walk(child, ("outcome", outcome))
+            return
+        opened = node.children is not None if isinstance(search, SMMCTS) else node.is_open
+        if not opened:
+            return
+        rows.append((tuple(map(tuple, node.actions)), node.counts,
+                     [node.strategy(p, search.final_strategy, search.exploration)
+                      for p in (0, 1)]))
+        for a in node.actions[0]:
+            for b in node.actions[1]:
+                child = node.child((a, b))
+                if child is not None:
+                    walk(child, (a, b))
+
+    walk(node, "root")
+    return rows
+
+
+def both_engines(game, **options):
+    """The reference and the array engine, each with its own copy of the same evaluator."""
+    return [engine(game, evaluator=RandomRolloutEvaluator(seed=5), **options)
+            for engine in (SMMCTS, ArraySMMCTS)]
+
+
+@pytest.mark.parametrize("game_string, selector, final_strategy", [
+    ("matrix_rps", "rm", "empirical"),
+    ("goofspiel(num_cards=4,imp_info=False,points_order=random)", "rm", "average"),
+    ("goofspiel(num_cards=4,imp_info=False,points_order=descending)", "exp3m", "average"),
+    ("oshi_zumo(coins=4,size=1,horizon=6)", "ucbm", "empirical"),
+    ("tic_tac_toe", "ucb", "most_visited"),
+    ("tic_tac_toe", "rmb", "average_no_exploration"),
+    ("smmcts_random_stacked_matrix(depth=3,branching=2,chance_branching=2,seed=3)", "rmm",
+     "empirical"),
+    ("smmcts_goofspiel(num_cards=4,points_order=random)", "exp3", "empirical"),
+    ("smmcts_othello", "rmbm", "average"),
+])
+def test_same_tree_as_the_reference_engine(game_string, selector, final_strategy):
+    game = pyspiel.load_game(game_string)
+    reference, arrays = both_engines(game, selector=selector, final_strategy=final_strategy,
+                                     seed=11)
+    state = game.new_initial_state()
+    assert (tree_of(reference, reference.run(state, 2_000))
+            == tree_of(arrays, arrays.run(state, 2_000)))
+
+
+@pytest.mark.parametrize("selector", ["rm", "exp3m"])
+def test_same_trees_through_a_game_with_tree_reuse(selector):
+    """Move after move (chance included) the kept subtrees and their growth agree."""
+    game = pyspiel.load_game("goofspiel(num_cards=5,imp_info=False,points_order=random)")
+    # Tiny arrays: they grow (and the subtree is copied) many times on the way.
+    reference = SMMCTS(game, selector=selector, seed=3, evaluator=RandomRolloutEvaluator(seed=1))
+    arrays = ArraySMMCTS(game, selector=selector, seed=3, evaluator=RandomRolloutEvaluator(seed=1),
+                         initial_nodes=16)
+    state = game.new_initial_state()
+    rng = np.random.default_rng(0)
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            state.apply_action(outcomes[rng.integers(len(outcomes))][0])
+            continue
+        assert (tree_of(reference, reference.run(state, 500))
+                == tree_of(arrays, arrays.run(state, 500)))
+        state.apply_actions([int(rng.choice(state.legal_actions(p))) for p in (0, 1)])
+
+
+def test_a_time_limited_search_is_whole_iterations():
+    """The reference engine given the array engine's count grows the same tree."""
+    game = pyspiel.load_game("tic_tac_toe")
+    reference, arrays = both_engines(game, seed=2)
+    root = arrays.run(game.new_initial_state(), None, 0.05)
+    assert arrays.last_iterations > 100
+    assert tree_of(arrays, root) == tree_of(
+        reference, reference.run(game.new_initial_state(), arrays.last_iterations))
+
+
+@pytest.mark.parametrize("selector", ["rm", "exp3"])
+def test_each_chance_outcome_s_stage_approaches_its_equilibrium(selector):
+    """Chance picks rock-paper-scissors or a biased version; each has a unique equilibrium."""
+    game = pyspiel.load_game(CHANCE_OF_TWO_GAMES)
+    search = ArraySMMCTS(game, selector=selector, seed=0)
+    search.run(game.new_initial_state(), 40_000)
+    for outcome, equilibrium in ((0, [1 / 3] * 3), (1, [0.25, 0.25, 0.5])):
+        state = game.new_initial_state()
+        state.apply_action(outcome)
+        node = search.find(state)
+        for player in (0, 1):
+            assert node.strategy(player) == pytest.approx(equilibrium, abs=0.03)
+
+
+@pytest.mark.parametrize("selector", ["rm", "exp3", "ucb"])
+@pytest.mark.parametrize("history", [[0, 1], [4, 1], [0, 4, 8]])
+def test_the_most_visited_tic_tac_toe_move_is_a_best_move(history, selector):
+    """Checked against perfect play: after [0, 1] and [4, 1] x has a forced win, after
+    [0, 4, 8] o must take an edge (a corner loses)."""
+    game = pyspiel.load_game("tic_tac_toe")
+    state = game.new_initial_state()
+    board = [0] * 9
+    for k, action in enumerate(history):
+        state.apply_action(action)
+        board[action] = 1 + k % 2
+    player = state.current_player()
+    values = perfect_ttt.move_values(tuple(board), player)
+    for seed in range(3):
+        root = ArraySMMCTS(game, selector=selector, seed=seed).run(state, 10_000)
+        actions, counts = root.actions[player], root.counts[player]
+        assert values[actions[int(np.argmax(counts))]] == max(values.values())
+
+
+@pytest.mark.parametrize("make_evaluator", [
+    lambda game: OpenSpielRolloutEvaluator(seed=4),
+    lambda game: OpenSpielRolloutEvaluator(n_rollouts=3, seed=4),
+    lambda game: RandomRolloutEvaluator(seed=4),
+    lambda game: mcts.RandomRolloutEvaluator(random_state=np.random.RandomState(4)),
+    lambda game: GoofspielEvaluator(game),
+])
+def test_evaluators_with_openspiel_s_interface_give_reproducible_trees(make_evaluator):
+    game = pyspiel.load_game("goofspiel(num_cards=4,imp_info=False,points_order=random)")
+    trees = []
+    for _ in range(2):
+        search = ArraySMMCTS(game, seed=8, evaluator=make_evaluator(game))
+        trees.append(tree_of(search, search.run(game.new_initial_state(), 1_000)))
+    assert trees[0] == trees[1]
+
+
+def test_openspiel_rollouts_have_the_python_rollouts_values():
+    """Same distribution of playout returns from a Goofspiel position (chance included)."""
+    game = pyspiel.load_game("goofspiel(num_cards=5,imp_info=False,points_order=random)")
+    state = game.new_initial_state()
+    state.apply_action(2)
+    cpp, python = OpenSpielRolloutEvaluator(seed=1), RandomRolloutEvaluator(seed=1)
+    a = np.array([cpp.evaluate(state)[0] for _ in range(4_000)])
+    b = np.array([python.evaluate(state)[0] for _ in range(4_000)])
+    se = np.sqrt(a.var() / len(a) + b.var() / len(b))
+    assert abs(a.mean() - b.mean()) < 4 * se
+
+
+def test_an_interrupted_iteration_is_dropped():
+    """An evaluator that raises leaves the search usable: the next run starts clean."""
+    game = pyspiel.load_game("tic_tac_toe")
+
+    class FailsOnce:
+        calls = 0
+
+        def evaluate(self, state):
+            self.calls += 1
+            if self.calls == 50:
+                raise RuntimeError("evaluator failure")
+            return [0.0, 0.0]
+
+    search = ArraySMMCTS(game, seed=0, evaluator=FailsOnce())
+    with pytest.raises(RuntimeError, match="evaluator failure"):
+        search.run(game.new_initial_state(), 1_000)
+    root = search.run(game.new_initial_state(), 1_000)
+    assert root.visits > 900
+    assert len(search._states) == search.counters[0]
+
+
+def test_tree_reuse_policy_and_fresh_trees():
+    game = pyspiel.load_game("goofspiel(num_cards=4,imp_info=False,points_order=descending)")
+    search = ArraySMMCTS(game, seed=0, final_strategy="average")
+    state = game.new_initial_state()
+    root = search.run(state, 2_000)
+    assert list(search.policy().action_probabilities(state, 1).values()) == pytest.approx(
+        root.strategy(1, "average"))
+    child = root.child((0, 1))
+    visits, total = child.visits, child.total
+    state.apply_actions([0, 1])
+    kept = search.set_root(state)
+    assert (kept.visits, kept.total) == (visits, total)
+    assert search.run(state, 10).visits > visits
+    far = game.new_initial_state()
+    far.apply_actions([3, 3])
+    assert search.find(far) is None
+    assert list(search.policy().action_probabilities(far, 0).values()) == [1 / 3] * 3
+    assert search.set_root(game.new_initial_state()).visits == 0  # an unrelated state
+
+
+def test_every_final_strategy_plays_through_the_bot():
+    game = pyspiel.load_game("tic_tac_toe")
+    for final_strategy in FINAL_STRATEGIES:
+        bot = SMMCTSBot(game, 0, iterations=300, seed=0, final_strategy=final_strategy)
+        assert isinstance(bot.search, ArraySMMCTS)
+        pairs, action = bot.step_with_policy(game.new_initial_state())
+        assert action in game.new_initial_state().legal_actions()
+        assert sum(p for _, p in pairs) == pytest.approx(1.0)
+
+
+def test_time_limit_is_kept():
+    game = pyspiel.load_game("tic_tac_toe")
+    bot = SMMCTSBot(game, 0, iterations=None, time_limit=0.05, seed=0)
+    bot.step(game.new_initial_state())  # a first move as in a match
+    start = time.perf_counter()
+    bot.step(game.new_initial_state())
+    # Generous bound (shared test machines); bench_bot.py reports the actual overshoot.
+    assert time.perf_counter() - start < 0.15
+    assert bot.search.last_iterations > 100
+
+
+def test_refuses_what_the_reference_refuses():
+    with pytest.raises(ValueError, match="imperfect information"):
+        ArraySMMCTS(pyspiel.load_game("kuhn_poker"))
+    with pytest.raises(ValueError, match="final_strategy"):
+        ArraySMMCTS(pyspiel.load_game("matrix_mp"), final_strategy="best")
+    with pytest.raises(ValueError, match="unknown selector"):
+        ArraySMMCTS(pyspiel.load_game("matrix_mp"), selector="rmx")
+    state = pyspiel.load_game("matrix_mp").new_initial_state()
+    state.apply_actions([0, 0])
+    with pytest.raises(ValueError, match="terminal"):
+        ArraySMMCTS(pyspiel.load_game("matrix_mp")).run(state, 10)
