@@ -36,6 +36,7 @@ from smmcts_spiel.search.smmcts import (
     FINAL_STRATEGIES,
     SearchPolicy,
     check_game,
+    check_threshold,
     final_probabilities,
 )
 
@@ -409,14 +410,14 @@ class KernelNode:
         return tuple([int(x) for x in self._slots(COUNT, p)] for p in (0, 1))
 
     def strategy(self, player: int, final_strategy: str = "empirical",
-                 exploration: float = 0.0) -> list[float]:
+                 exploration: float = 0.0, threshold: float = 0.0) -> list[float]:
         """The final strategy of ``player`` here (see ``smmcts.final_probabilities``)."""
         if not self.is_open or self.is_chance:
             raise ValueError("only decision nodes the search has opened (visited twice) have "
                              "strategies; KernelSMMCTS.strategy(state, player) answers anywhere")
         return final_probabilities(self._slots(COUNT, player).tolist(),
                                    self._slots(AVERAGE, player).tolist(), final_strategy,
-                                   exploration)
+                                   exploration, threshold)
 
     def child(self, player_actions) -> KernelNode | None:
         """The child after the given action of each player (chance: one action), or None."""
@@ -435,7 +436,7 @@ class KernelSMMCTS:
     def __init__(self, game: pyspiel.Game, selector: str = "rm", gamma: float = 0.05,
                  c: float = 1.4, final_strategy: str = "empirical",
                  evaluator: str = "random_rollout", seed: int | None = None,
-                 initial_nodes: int = 1 << 16):
+                 initial_nodes: int = 1 << 16, threshold: float = 0.0):
         check_game(game)
         kernel = kernels.kernel_for(game)
         if kernel is None:
@@ -456,6 +457,7 @@ class KernelSMMCTS:
         self.kernel = kernel
         self.selector = selector
         self.final_strategy = final_strategy
+        self.threshold = check_threshold(threshold)
         self.evaluator = evaluator
         self._selector_code = SELECTOR_CODES[base]
         # The uniform exploration the selectors mix in (removed by average_no_exploration).
@@ -666,7 +668,8 @@ class KernelSMMCTS:
         if (node is not None and node.is_open and not node.is_chance and not node.is_terminal
                 and node.mover in (None, player)):
             return dict(zip(node.actions[player],
-                            node.strategy(player, self.final_strategy, self.exploration)))
+                            node.strategy(player, self.final_strategy, self.exploration,
+                                          self.threshold)))
         actions = state.legal_actions(player)
         return {a: 1.0 / len(actions) for a in actions}
 

@@ -30,7 +30,7 @@ FINAL_STRATEGIES = ("empirical", "average", "average_no_exploration", "most_visi
 
 
 def final_probabilities(counts, strategy_sums, final_strategy: str,
-                        exploration: float) -> list[float]:
+                        exploration: float, threshold: float = 0.0) -> list[float]:
     """A node's final strategy for one player from its statistics.
 
     "empirical": visit frequencies ``n_a / n`` (the paper's); "average": the mean of the
@@ -38,6 +38,11 @@ def final_probabilities(counts, strategy_sums, final_strategy: str,
     selector's uniform exploration removed, ``(p_a - exploration / |A|) / (1 - exploration)``
     clipped at 0 and renormalised (GTLibrary's choice); "most_visited": all mass on the most
     visited action (the lowest on ties). Uniform while the node has no statistics.
+
+    ``threshold`` (thresholding, Ganzfried & Sandholm 2012): then drop every action below
+    that probability (the most likely ones always stay) and renormalise, so that the
+    exploration and the noise of the first iterations, spread over many actions, are not
+    played.
     """
     n = len(counts)
     if sum(counts) <= 0:
@@ -54,7 +59,20 @@ def final_probabilities(counts, strategy_sums, final_strategy: str,
         kept = [max(0.0, (p - exploration / n) / (1.0 - exploration)) for p in probs]
         if sum(kept) > 0:
             probs = [k / sum(kept) for k in kept]
+    if threshold > 0.0:
+        cut = min(threshold, max(probs))
+        kept = [p if p >= cut else 0.0 for p in probs]
+        probs = [k / sum(kept) for k in kept]
     return probs
+
+
+def check_threshold(threshold: float) -> float:
+    """The final-move threshold, checked: a probability in [0, 1)."""
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not (
+            0.0 <= threshold < 1.0):
+        raise ValueError(f"threshold must be a probability in [0, 1) (0: keep every action), "
+                         f"got {threshold!r}")
+    return float(threshold)
 
 _TERMINAL, _CHANCE, _DECISION = 0, 1, 2
 
@@ -124,7 +142,7 @@ class SearchNode:
         return self.children[i * len(self.actions[1]) + j]
 
     def strategy(self, player: int, final_strategy: str = "empirical",
-                 exploration: float = 0.0) -> list[float]:
+                 exploration: float = 0.0, threshold: float = 0.0) -> list[float]:
         """The final strategy of ``player`` here (see :func:`final_probabilities`)."""
         if self.kind != _DECISION:
             raise ValueError("only decision nodes have strategies")
@@ -132,7 +150,8 @@ class SearchNode:
         if self.children is None:
             return [1.0 / n] * n
         sums = self.strategy_sums[player] if self.strategy_sums else [0.0] * n
-        return final_probabilities(self.counts[player], sums, final_strategy, exploration)
+        return final_probabilities(self.counts[player], sums, final_strategy, exploration,
+                                   threshold)
 
 
 class SMMCTS:
@@ -148,6 +167,8 @@ class SMMCTS:
       final_strategy: one of FINAL_STRATEGIES (see :func:`final_probabilities`):
         "empirical" (frequencies n_i / n, the paper's) or "average" (the mean
         of the sampling distributions).
+      threshold: final-move thresholding: actions the final strategy gives less than this
+        probability are dropped and the rest renormalised (0: none).
       evaluator: scores a new leaf; anything with OpenSpiel's ``evaluate(state)`` returning
         every player's return. Default: one random rollout seeded from ``seed``.
       seed: seeds every random choice of the search.
@@ -155,7 +176,7 @@ class SMMCTS:
 
     def __init__(self, game: pyspiel.Game, selector: str = "rm", gamma: float = 0.05,
                  c: float = 1.4, final_strategy: str = "empirical", evaluator=None,
-                 seed: int | None = None):
+                 seed: int | None = None, threshold: float = 0.0):
         check_game(game)
         base, self.propagate_mean = parse_selector(selector)
         if base != "ucb":
@@ -166,6 +187,7 @@ class SMMCTS:
         self.game = game
         self.selector = selector
         self.final_strategy = final_strategy
+        self.threshold = check_threshold(threshold)
         self._make_selector = selector_factory(base, gamma, c)
         self._track_average = final_strategy.startswith("average")
         # The uniform exploration the selectors mix in (removed by average_no_exploration).
@@ -342,7 +364,8 @@ class SMMCTS:
         if node is not None and node.kind == _DECISION and (
                 node.mover is None or node.mover == player):
             return dict(zip(node.actions[player],
-                            node.strategy(player, self.final_strategy, self.exploration)))
+                            node.strategy(player, self.final_strategy, self.exploration,
+                                          self.threshold)))
         actions = state.legal_actions(player)
         return {a: 1.0 / len(actions) for a in actions}
 

@@ -1,0 +1,170 @@
+"""Each bot's shortfall against the exact equilibrium, split into per-move losses.
+
+  .venv/bin/python scripts/equilibrium_loss.py --game="oshi_zumo(coins=10,size=3,horizon=20)" \
+      --bots="smmcts;mcts(engine=cpp)" --time_limit=0.1 --num_games=100 \
+      --rules="empirical;empirical@0.1;most_visited" --results_dir=results/eq_loss
+
+Every bot plays ``--num_games`` games against the equilibrium bot (seats alternate). At
+each of its moves the exact solver scores the strategy it played: its loss against the
+equilibrium (zero inside the equilibrium's support; summed over a game it is an unbiased,
+low-noise estimate of the shortfall that playing the game measures) and against a best
+reply at that stage (how exploitable the move is). With ``--rules``, an ``smmcts`` bot's
+tree is also scored under other final-move rules, ``name`` or ``name@threshold`` (see
+``SMMCTSBot``'s ``final_strategy`` and ``threshold``), on the same states. Rules named
+``average...`` need a bot spec with ``final_strategy=average...`` (which tracks them).
+
+Resumable chunks of games under ``results_dir/games/``; writes ``moves.csv`` (one row per
+move) and ``summary.md`` (per bot and rule: mean loss per game against the equilibrium and
+against a best reply, with 95% intervals, and the mean return actually obtained).
+Timing-sensitive with ``--time_limit``: run through ``/work/bin/measure`` with
+``--num_workers=1``.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import time
+
+import numpy as np
+import pyspiel
+from absl import app, flags
+
+import smmcts_spiel  # noqa: F401  (registers the smmcts_* games)
+from smmcts_spiel import experiments, tournament
+from smmcts_spiel.bot_specs import parse_bot_spec
+from smmcts_spiel.exact import solver
+from smmcts_spiel.experiments import cli
+from smmcts_spiel.experiments import equilibrium_loss as el
+
+_GAME = flags.DEFINE_string("game", "oshi_zumo(coins=10,size=3,horizon=20)",
+                            "A game the exact solver solves.")
+_BOTS = flags.DEFINE_string("bots", "smmcts;mcts(engine=cpp)", "Semicolon-separated bot specs.")
+_RULES = flags.DEFINE_string("rules", "", "Semicolon-separated final-move rules to score on "
+                             "smmcts bots' trees: name or name@threshold.")
+_TIME_LIMIT = flags.DEFINE_float("time_limit", 0.1, "Seconds per move of the searching bots "
+                                 "(specs without a budget).")
+_NUM_GAMES = flags.DEFINE_integer("num_games", 100, "Games per bot.", lower_bound=1)
+_CHUNK = flags.DEFINE_integer("chunk", 10, "Games per job.", lower_bound=1)
+_SEED = flags.DEFINE_integer("seed", 0, "Base seed.")
+_WORKERS = flags.DEFINE_integer("num_workers", 1, "Worker processes.", lower_bound=1)
+_RESULTS_DIR = flags.DEFINE_string("results_dir", "results/equilibrium_loss",
+                                   "Output directory.")
+
+
+def parse_rules(text: str) -> tuple[tuple[str, float], ...]:
+    rules = []
+    for item in split(text):
+        name, _, threshold = item.partition("@")
+        try:
+            value = float(threshold) if threshold else 0.0
+        except ValueError:
+            raise ValueError(f"rule {item!r}: the threshold after @ must be a number") from None
+        if not 0.0 <= value <= 1.0:
+            raise ValueError(f"rule {item!r}: the threshold must be in [0, 1]")
+        rules.append((name, value))
+    return tuple(rules)
+
+
+def split(text: str) -> list[str]:
+    return [s.strip() for s in text.split(";") if s.strip()]
+
+
+def rule_label(rule: tuple[str, float]) -> str:
+    return rule[0] + (f"@{rule[1]:g}" if rule[1] else "")
+
+
+def main(argv):
+    try:
+        run()
+    except ValueError as e:
+        raise app.UsageError(str(e), exitcode=2) from None
+
+
+def run() -> None:
+    bots = [tournament.with_time_limit(s, _TIME_LIMIT.value) for s in split(
+        _BOTS.value)]
+    if not bots:
+        raise ValueError("--bots is empty")
+    for spec in bots:
+        parse_bot_spec(spec)
+    rules = parse_rules(_RULES.value)
+    try:
+        game = pyspiel.load_game(_GAME.value)
+    except (pyspiel.SpielError, ValueError) as e:
+        raise ValueError(f"cannot load game {_GAME.value!r}: {e}") from None
+    solver.check_game(game)
+    jobs = {}
+    for b, spec in enumerate(bots):
+        bot_rules = rules if spec.startswith("smmcts") else ()
+        for start in range(0, _NUM_GAMES.value, _CHUNK.value):
+            stop = min(start + _CHUNK.value, _NUM_GAMES.value)
+            jobs[f"bot{b}_games{start}-{stop}"] = dict(
+                game=_GAME.value, spec=spec, base_seed=_SEED.value + 10**6 * b, start=start,
+                stop=stop, rules=[list(r) for r in bot_rules])
+    results_dir = _RESULTS_DIR.value
+    params = {"game": _GAME.value, "bots": bots, "rules": [list(r) for r in rules],
+              "time_limit": _TIME_LIMIT.value, "num_games": _NUM_GAMES.value,
+              "chunk": _CHUNK.value, "seed": _SEED.value}
+    experiments.check_params(results_dir, params)
+    start = time.perf_counter()
+    results = experiments.run_jobs(el.play_games, jobs, results_dir=os.path.join(
+        results_dir, "games"), workers=_WORKERS.value, desc="chunks of games")
+    write_outputs(results_dir, bots, rules, jobs, results)
+    experiments.write_params(os.path.join(results_dir, "equilibrium_loss.json"), params,
+                             wall_seconds=round(time.perf_counter() - start, 1))
+    print(open(os.path.join(results_dir, "summary.md")).read())
+
+
+def _mean_ci(x: np.ndarray) -> str:
+    half = 1.96 * x.std(ddof=1) / np.sqrt(len(x)) if len(x) > 1 else float("inf")
+    return f"{x.mean():.3f} +- {half:.3f}"
+
+
+def write_outputs(results_dir, bots, rules, jobs, results) -> None:
+    per_bot = {spec: [] for spec in bots}
+    with open(os.path.join(results_dir, "moves.csv"), "w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["bot", "game", "seat", "move", "loss", "best_reply_loss"]
+                        + [f"loss[{rule_label(r)}]" for r in rules])
+        for key, job in jobs.items():
+            r = results[key]
+            per_bot[job["spec"]].append(r)
+            for k in range(len(r["move"])):
+                extra = list(r["rule_loss"][k]) if r["rule_loss"].shape[1] else []
+                writer.writerow([job["spec"], int(r["game"][k]), int(r["seat"][k]),
+                                 int(r["move"][k]), f"{r['loss'][k]:.6f}",
+                                 f"{r['best_reply_loss'][k]:.6f}",
+                                 *(f"{x:.6f}" for x in extra)])
+    lines = [f"Against the exact equilibrium of {_GAME.value}: loss per game (sum of the "
+             "per-move losses, exact continuation values) +- 95% interval, and the mean "
+             "return the games gave.", "",
+             "| bot | final-move rule | games | loss vs equilibrium | loss vs best reply "
+             "| mean return |", "|---|---|---:|---:|---:|---:|"]
+    for spec in bots:
+        parts = per_bot[spec]
+        games = np.concatenate([p["game"] for p in parts])
+        returns = np.concatenate([p["game_returns"] for p in parts])
+        ids = np.unique(np.concatenate([np.arange(jobs[k]["start"], jobs[k]["stop"])
+                                        for k in jobs if jobs[k]["spec"] == spec]))
+
+        def per_game(values, games=games, ids=ids):
+            return np.array([values[games == g].sum() for g in ids])
+
+        loss = per_game(np.concatenate([p["loss"] for p in parts]))
+        br = per_game(np.concatenate([p["best_reply_loss"] for p in parts]))
+        lines.append(f"| {spec} | played | {len(ids)} | {_mean_ci(loss)} | {_mean_ci(br)} | "
+                     f"{_mean_ci(returns)} |")
+        if spec.startswith("smmcts"):
+            rule_loss = np.concatenate([p["rule_loss"] for p in parts])
+            rule_br = np.concatenate([p["rule_best_reply_loss"] for p in parts])
+            for k, rule in enumerate(rules):
+                lines.append(f"| | {rule_label(rule)} (same trees) | {len(ids)} | "
+                             f"{_mean_ci(per_game(rule_loss[:, k]))} | "
+                             f"{_mean_ci(per_game(rule_br[:, k]))} | |")
+    with open(os.path.join(results_dir, "summary.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    cli.run(main)
