@@ -1,23 +1,26 @@
-"""Each bot's shortfall against the exact equilibrium, split into per-move losses.
+"""Bots scored move by move with a game's exact values (smmcts_spiel.experiments.equilibrium_loss).
 
   .venv/bin/python scripts/equilibrium_loss.py --game="oshi_zumo(coins=10,size=3,horizon=20)" \
       --bots="smmcts;mcts(engine=cpp)" --time_limit=0.1 --num_games=100 \
       --rules="empirical;empirical@0.1;most_visited" --results_dir=results/eq_loss
 
-Every bot plays ``--num_games`` games against the equilibrium bot (seats alternate). At
-each of its moves the exact solver scores the strategy it played: its loss against the
-equilibrium (zero inside the equilibrium's support; summed over a game it is an unbiased,
-low-noise estimate of the shortfall that playing the game measures) and against a best
-reply at that stage (how exploitable the move is). With ``--rules``, an ``smmcts`` bot's
-tree is also scored under other final-move rules, ``name`` or ``name@threshold`` (see
+Every bot plays ``--num_games`` games (seats alternate) against ``--opponent`` (default the
+exact equilibrium). At each state the exact solver scores the strategy the bot played: its
+loss against the equilibrium (zero inside the equilibrium's support; summed over a game
+against the equilibrium it is an unbiased, low-noise estimate of the shortfall that the
+game's outcome measures) and against a best reply at that stage (how exploitable the move
+is); the opponent's loss against the equilibrium; and the bot's gain over the state's value
+given both strategies, whose sum plus the game's value estimates the bot's expected return
+without the noise of sampling and chance. With ``--rules``, an ``smmcts`` bot's tree is
+also scored under other final-move rules, ``name`` or ``name@threshold`` (see
 ``SMMCTSBot``'s ``final_strategy`` and ``threshold``), on the same states. Rules named
 ``average...`` need a bot spec with ``final_strategy=average...`` (which tracks them).
 
 Resumable chunks of games under ``results_dir/games/``; writes ``moves.csv`` (one row per
-move) and ``summary.md`` (per bot and rule: mean loss per game against the equilibrium and
-against a best reply, with 95% intervals, and the mean return actually obtained).
-Timing-sensitive with ``--time_limit``: run through ``/work/bin/measure`` with
-``--num_workers=1``.
+state) and ``summary.md`` (per bot and rule, per game with 95% intervals: loss against the
+equilibrium and against a best reply, the opponent's loss, the return estimated from the
+exact values and the return the games gave). Timing-sensitive with ``--time_limit``: run
+through ``/work/bin/measure`` with ``--num_workers=1``.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ from smmcts_spiel.experiments import equilibrium_loss as el
 _GAME = flags.DEFINE_string("game", "oshi_zumo(coins=10,size=3,horizon=20)",
                             "A game the exact solver solves.")
 _BOTS = flags.DEFINE_string("bots", "smmcts;mcts(engine=cpp)", "Semicolon-separated bot specs.")
+_OPPONENT = flags.DEFINE_string("opponent", "equilibrium", "The bot every bot plays (a spec).")
 _RULES = flags.DEFINE_string("rules", "", "Semicolon-separated final-move rules to score on "
                              "smmcts bots' trees: name or name@threshold.")
 _TIME_LIMIT = flags.DEFINE_float("time_limit", 0.1, "Seconds per move of the searching bots "
@@ -86,7 +90,8 @@ def run() -> None:
         _BOTS.value)]
     if not bots:
         raise ValueError("--bots is empty")
-    for spec in bots:
+    opponent = tournament.with_time_limit(_OPPONENT.value, _TIME_LIMIT.value)
+    for spec in bots + [opponent]:
         parse_bot_spec(spec)
     rules = parse_rules(_RULES.value)
     try:
@@ -101,16 +106,17 @@ def run() -> None:
             stop = min(start + _CHUNK.value, _NUM_GAMES.value)
             jobs[f"bot{b}_games{start}-{stop}"] = dict(
                 game=_GAME.value, spec=spec, base_seed=_SEED.value + 10**6 * b, start=start,
-                stop=stop, rules=[list(r) for r in bot_rules])
+                stop=stop, opponent=opponent, rules=[list(r) for r in bot_rules])
     results_dir = _RESULTS_DIR.value
-    params = {"game": _GAME.value, "bots": bots, "rules": [list(r) for r in rules],
+    params = {"game": _GAME.value, "bots": bots, "opponent": opponent,
+              "rules": [list(r) for r in rules],
               "time_limit": _TIME_LIMIT.value, "num_games": _NUM_GAMES.value,
               "chunk": _CHUNK.value, "seed": _SEED.value}
     experiments.check_params(results_dir, params)
     start = time.perf_counter()
     results = experiments.run_jobs(el.play_games, jobs, results_dir=os.path.join(
         results_dir, "games"), workers=_WORKERS.value, desc="chunks of games")
-    write_outputs(results_dir, bots, rules, jobs, results)
+    write_outputs(results_dir, bots, opponent, rules, jobs, results)
     experiments.write_params(os.path.join(results_dir, "equilibrium_loss.json"), params,
                              wall_seconds=round(time.perf_counter() - start, 1))
     print(open(os.path.join(results_dir, "summary.md")).read())
@@ -121,47 +127,52 @@ def _mean_ci(x: np.ndarray) -> str:
     return f"{x.mean():.3f} +- {half:.3f}"
 
 
-def write_outputs(results_dir, bots, rules, jobs, results) -> None:
+def write_outputs(results_dir, bots, opponent, rules, jobs, results) -> None:
     per_bot = {spec: [] for spec in bots}
     with open(os.path.join(results_dir, "moves.csv"), "w", newline="") as f:
         writer = csv.writer(f)
-        writer.writerow(["bot", "game", "seat", "move", "loss", "best_reply_loss"]
-                        + [f"loss[{rule_label(r)}]" for r in rules])
+        writer.writerow(["bot", "game", "seat", "state", "loss", "best_reply_loss",
+                         "opponent_loss", "gain"] + [f"loss[{rule_label(r)}]" for r in rules])
         for key, job in jobs.items():
             r = results[key]
             per_bot[job["spec"]].append(r)
             for k in range(len(r["move"])):
                 extra = list(r["rule_loss"][k]) if r["rule_loss"].shape[1] else []
                 writer.writerow([job["spec"], int(r["game"][k]), int(r["seat"][k]),
-                                 int(r["move"][k]), f"{r['loss'][k]:.6f}",
-                                 f"{r['best_reply_loss'][k]:.6f}",
+                                 int(r["move"][k]), *(f"{r[x][k]:.6f}" for x in (
+                                     "loss", "best_reply_loss", "opponent_loss", "gain")),
                                  *(f"{x:.6f}" for x in extra)])
-    lines = [f"Against the exact equilibrium of {_GAME.value}: loss per game (sum of the "
-             "per-move losses, exact continuation values) +- 95% interval, and the mean "
-             "return the games gave.", "",
+    lines = [f"{_GAME.value} against {opponent}, scored with the exact values: per game, "
+             "the bot's summed loss against the equilibrium and against a best reply, the "
+             "opponent's summed loss against the equilibrium, the bot's return estimated "
+             "as value + summed gains, and the return the games gave (each +- its 95% "
+             "interval).", "",
              "| bot | final-move rule | games | loss vs equilibrium | loss vs best reply "
-             "| mean return |", "|---|---|---:|---:|---:|---:|"]
+             "| opponent's loss | estimated return | mean return |",
+             "|---|---|---:|---:|---:|---:|---:|---:|"]
     for spec in bots:
         parts = per_bot[spec]
         games = np.concatenate([p["game"] for p in parts])
-        returns = np.concatenate([p["game_returns"] for p in parts])
         ids = np.unique(np.concatenate([np.arange(jobs[k]["start"], jobs[k]["stop"])
                                         for k in jobs if jobs[k]["spec"] == spec]))
 
         def per_game(values, games=games, ids=ids):
             return np.array([values[games == g].sum() for g in ids])
 
-        loss = per_game(np.concatenate([p["loss"] for p in parts]))
-        br = per_game(np.concatenate([p["best_reply_loss"] for p in parts]))
-        lines.append(f"| {spec} | played | {len(ids)} | {_mean_ci(loss)} | {_mean_ci(br)} | "
-                     f"{_mean_ci(returns)} |")
+        def joined(key, parts=parts):
+            return np.concatenate([p[key] for p in parts])
+
+        estimate = joined("game_values") + per_game(joined("gain"))
+        lines.append(f"| {spec} | played | {len(ids)} | {_mean_ci(per_game(joined('loss')))} | "
+                     f"{_mean_ci(per_game(joined('best_reply_loss')))} | "
+                     f"{_mean_ci(per_game(joined('opponent_loss')))} | {_mean_ci(estimate)} | "
+                     f"{_mean_ci(joined('game_returns'))} |")
         if spec.startswith("smmcts"):
-            rule_loss = np.concatenate([p["rule_loss"] for p in parts])
-            rule_br = np.concatenate([p["rule_best_reply_loss"] for p in parts])
+            rule_loss, rule_br = joined("rule_loss"), joined("rule_best_reply_loss")
             for k, rule in enumerate(rules):
                 lines.append(f"| | {rule_label(rule)} (same trees) | {len(ids)} | "
                              f"{_mean_ci(per_game(rule_loss[:, k]))} | "
-                             f"{_mean_ci(per_game(rule_br[:, k]))} | |")
+                             f"{_mean_ci(per_game(rule_br[:, k]))} | | | |")
     with open(os.path.join(results_dir, "summary.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
 

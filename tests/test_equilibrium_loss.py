@@ -54,37 +54,63 @@ def test_continuation_values_are_exact():
 def test_the_equilibrium_bot_loses_nothing_and_every_loss_is_non_negative():
     game = pyspiel.load_game(SMALL_OSHI)
     for seat in (0, 1):
-        result = el.play_against_equilibrium(game, "equilibrium", seat, seed=seat)
+        result = el.play_scored_game(game, "equilibrium", seat, seed=seat)
         assert len(result["loss"]) > 0
         assert result["loss"] == pytest.approx(0.0, abs=1e-9)
-        smmcts = el.play_against_equilibrium(
+        assert result["gain"] == pytest.approx(0.0, abs=1e-9)
+        smmcts = el.play_scored_game(
             game, "smmcts(iterations=200)", seat, seed=seat,
             rules=(("empirical", 0.0), ("empirical", 0.3), ("most_visited", 0.0)))
         assert smmcts["rule_loss"].shape == (len(smmcts["move"]), 3)
         assert (smmcts["rule_loss"] >= -1e-9).all()
         assert (smmcts["rule_best_reply_loss"] >= smmcts["rule_loss"] - 1e-9).all()
-        # The played rule is the bot's own (empirical, no threshold).
+        # The played rule is the bot's own (empirical, no threshold) ...
         assert smmcts["loss"] == pytest.approx(smmcts["rule_loss"][:, 0])
+        # ... and against the equilibrium every gain is a loss.
+        assert smmcts["gain"] == pytest.approx(-smmcts["loss"])
+        assert smmcts["opponent_loss"] == pytest.approx(0.0, abs=1e-9)
+
+
+def test_against_another_bot_the_gains_weigh_both_strategies():
+    game = pyspiel.load_game(SMALL_OSHI)
+    result = el.play_scored_game(game, "equilibrium", 0, seed=4, opponent="random")
+    # The equilibrium gains exactly what the uniformly random bidder loses against it.
+    assert result["gain"] == pytest.approx(result["opponent_loss"])
+    assert result["opponent_loss"].sum() > 0
 
 
 def test_final_move_rules_need_the_statistics_they_read():
     game = pyspiel.load_game(SMALL_OSHI)
     with pytest.raises(ValueError, match="final_strategy=average"):
-        el.play_against_equilibrium(game, "smmcts(iterations=50)", 0, seed=0,
-                                    rules=(("average_no_exploration", 0.0),))
+        el.play_scored_game(game, "smmcts(iterations=50)", 0, seed=0,
+                            rules=(("average_no_exploration", 0.0),))
     with pytest.raises(ValueError, match="SMMCTSBot"):
-        el.play_against_equilibrium(game, "random", 0, seed=0, rules=(("empirical", 0.0),))
+        el.play_scored_game(game, "random", 0, seed=0, rules=(("empirical", 0.0),))
+
+
+def summed(result, key, games):
+    return np.array([result[key][result["game"] == g].sum() for g in range(games)])
 
 
 @pytest.mark.slow
 def test_summed_losses_predict_the_return_against_the_equilibrium():
     """The telescoping identity, against games actually played: a uniformly random player's
     mean return equals the value minus its mean summed loss, up to the noise of play."""
-    game = pyspiel.load_game(SMALL_OSHI)
-    value = solver.solve(game).value
     result = el.play_games(SMALL_OSHI, "random", base_seed=0, start=0, stop=600)
-    summed = np.array([result["loss"][result["game"] == g].sum() for g in range(600)])
-    seat_value = np.where(np.arange(600) % 2 == 0, value, -value)
-    gap = result["game_returns"] - (seat_value - summed)
-    assert summed.mean() > 0.3  # random bidding loses a lot
+    losses = summed(result, "loss", 600)
+    gap = result["game_returns"] - (result["game_values"] - losses)
+    assert losses.mean() > 0.3  # random bidding loses a lot
     assert abs(gap.mean()) < 3 * gap.std() / np.sqrt(600)
+
+
+@pytest.mark.slow
+def test_summed_gains_predict_the_return_against_any_bot():
+    """The same identity between two non-equilibrium bots (SM-MCTS against random bids)."""
+    result = el.play_games(SMALL_OSHI, "smmcts(iterations=100)", base_seed=1, start=0,
+                           stop=300, opponent="random")
+    estimate = result["game_values"] + summed(result, "gain", 300)
+    gap = result["game_returns"] - estimate
+    assert estimate.mean() > 0.3
+    assert abs(gap.mean()) < 3 * gap.std() / np.sqrt(300)
+    # The estimate is far less noisy than the outcomes it predicts.
+    assert estimate.std() < 0.7 * result["game_returns"].std()

@@ -19,10 +19,14 @@ inside the equilibrium's support and positive for every move outside it.
 ``sigma`` takes at that stage (with equilibrium play afterwards): the stage's
 exploitability, which a pure strategy maximises.
 
-:func:`play_against_equilibrium` plays one game of a bot (a spec string) against the
-equilibrium and records these losses at every move of the bot; for an :class:`SMMCTSBot` it
+:func:`play_scored_game` plays one game of a bot (a spec string) against the equilibrium
+or any other bot and records these losses at every state; for an :class:`SMMCTSBot` it
 also records the losses every final-move rule would have had at the same search tree, so
-rules are compared on the same states without playing a game for each.
+rules are compared on the same states without playing a game for each. Against any
+opponent whose strategy ``rho`` is known at each state (its reported policy, or its move),
+the bot's stage gains ``sigma^T M rho - v`` telescope the same way into an unbiased
+estimate of its expected return with much less noise than the games' outcomes (a control
+variate built from the exact values).
 """
 
 from __future__ import annotations
@@ -45,10 +49,11 @@ def stage_matrix(solution: solver.Solution, state: pyspiel.State
 
 
 def move_losses(solution: solver.Solution, state: pyspiel.State, player: int,
-                strategies: list[dict[int, float]]) -> np.ndarray:
+                strategies: list[dict[int, float]], matrix=None) -> np.ndarray:
     """``[[loss against the equilibrium, loss against a best reply], ...]`` of each of
-    ``player``'s strategies (``{action: probability}``) at ``state``."""
-    rows, cols, matrix = stage_matrix(solution, state)
+    ``player``'s strategies (``{action: probability}``; empty for a player without a move)
+    at ``state``; ``matrix``: :func:`stage_matrix` of ``state`` if already computed."""
+    rows, cols, matrix = matrix or stage_matrix(solution, state)
     found = solution.state_solution(state)
     value = found.value
     out = np.zeros((len(strategies), 2))
@@ -56,76 +61,105 @@ def move_losses(solution: solver.Solution, state: pyspiel.State, player: int,
         tau = np.array([found.strategies[1].get(b, 1.0 if len(cols) == 1 else 0.0)
                         for b in cols])
         for k, s in enumerate(strategies):
-            sigma = np.array([s.get(a, 0.0) for a in rows])
+            sigma = _vector(s, rows)
             payoff = sigma @ matrix
             out[k] = value - payoff @ tau, value - payoff.min()
     else:
         tau = np.array([found.strategies[0].get(a, 1.0 if len(rows) == 1 else 0.0)
                         for a in rows])
         for k, s in enumerate(strategies):
-            sigma = np.array([s.get(b, 0.0) for b in cols])
+            sigma = _vector(s, cols)
             payoff = matrix @ sigma
             out[k] = tau @ payoff - value, payoff.max() - value
     return out
 
 
-def play_against_equilibrium(game: pyspiel.Game, spec: str, seat: int, seed: int,
-                             rules: tuple[tuple[str, float], ...] = (),
-                             solution: solver.Solution | None = None) -> dict[str, np.ndarray]:
-    """One game of the bot ``spec`` in ``seat`` against the exact equilibrium.
+def play_scored_game(game: pyspiel.Game, spec: str, seat: int, seed: int,
+                     opponent: str = "equilibrium",
+                     rules: tuple[tuple[str, float], ...] = (),
+                     solution: solver.Solution | None = None) -> dict[str, np.ndarray]:
+    """One game of the bot ``spec`` in ``seat`` against ``opponent`` (a spec), scored with
+    the exact values of every state.
 
-    At every state where the bot has a choice: its strategy (the policy it reports, or its
-    move as a pure strategy if it reports none) and, for an SMMCTSBot, the final strategy of
-    each ``(final_strategy, threshold)`` rule at the same search tree. Returns per move
-    ``move`` (number of the bot's decisions so far), ``loss`` and ``best_reply_loss`` of the
-    strategy it played, ``rule_loss`` / ``rule_best_reply_loss`` (moves x rules), and the
-    game's ``returns`` (the bot's return, once).
+    At every decision state where either player has a choice, with ``sigma`` the bot's
+    strategy (the policy it reports, or its move as a pure strategy if it reports none) and
+    ``rho`` the opponent's (likewise): ``loss`` and ``best_reply_loss`` of ``sigma``,
+    ``opponent_loss`` (of ``rho`` against the equilibrium) and ``gain``, the bot's expected
+    value of the stage minus the state's value, ``sigma^T M rho - v`` (mirrored in seat 1).
+    The gains telescope like the losses: ``v(root) + sum of gains`` is an unbiased estimate
+    of the game's return, free of the noise of both players' sampling inside the strategies
+    and of chance (against the equilibrium, ``gain = -loss``). For an SMMCTSBot, also the
+    loss of each ``(final_strategy, threshold)`` rule at the same search tree
+    (``rule_loss``, ``rule_best_reply_loss``: states x rules). ``returns``: the bot's return
+    (relative to half the utility sum); ``value``: its seat's value of the game.
     """
     solution = solution or solution_of(game)
     bot = make_bot(spec, game, seat, seed)
-    opponent = EquilibriumBot(game, 1 - seat, seed=seed + 1, solution=solution)
+    other = (EquilibriumBot(game, 1 - seat, seed=seed + 1, solution=solution)
+             if opponent == "equilibrium" else make_bot(opponent, game, 1 - seat, seed + 1))
     rng = np.random.RandomState(seed)
     state = game.new_initial_state()
-    for b in (bot, opponent):
+    for b in (bot, other):
         b.restart_at(state)
-    moves, losses, rule_losses = [], [], []
+    half = game.utility_sum() / 2
+    records, rule_records = [], []
     while not state.is_terminal():
         if state.is_chance_node():
             outcomes, probs = zip(*state.chance_outcomes())
             state.apply_action(int(rng.choice(outcomes, p=probs)))
             continue
-        legal = state.legal_actions(seat)
         actions = [pyspiel.INVALID_ACTION, pyspiel.INVALID_ACTION]
-        if legal:
-            if bot.provides_policy():
-                pairs, actions[seat] = bot.step_with_policy(state)
-                played = dict(pairs)
+        strategies = [{}, {}]
+        for player, b in ((seat, bot), (1 - seat, other)):
+            legal = state.legal_actions(player)
+            if not legal:
+                continue
+            if b.provides_policy():
+                pairs, actions[player] = b.step_with_policy(state)
+                strategies[player] = dict(pairs)
             else:
-                actions[seat] = bot.step(state)
-                played = {actions[seat]: 1.0}
-            if len(legal) > 1:
-                strategies = [played] + _rule_strategies(bot, state, seat, rules)
-                result = move_losses(solution, state, seat, strategies)
-                moves.append(len(moves))
-                losses.append(result[0])
-                rule_losses.append(result[1:])
-        if state.legal_actions(1 - seat):
-            actions[1 - seat] = opponent.step(state)
+                actions[player] = b.step(state)
+                strategies[player] = {actions[player]: 1.0}
+        rows, cols, matrix = stage_matrix(solution, state)
+        if len(rows) * len(cols) > 1:
+            own = [strategies[seat]] + _rule_strategies(bot, state, seat, rules)
+            losses = move_losses(solution, state, seat, own, matrix=(rows, cols, matrix))
+            opponent_loss = move_losses(solution, state, 1 - seat, [strategies[1 - seat]],
+                                        matrix=(rows, cols, matrix))[0, 0]
+            value = solution.state_value(state)
+            sigma = _vector(strategies[0], rows)
+            rho = _vector(strategies[1], cols)
+            gain = sigma @ matrix @ rho - value
+            records.append((losses[0, 0], losses[0, 1], opponent_loss,
+                            gain if seat == 0 else -gain))
+            rule_records.append(losses[1:])
         if state.is_simultaneous_node():
             state.apply_actions(actions)
         else:
             state.apply_action(actions[state.current_player()])
-    losses = np.array(losses).reshape(-1, 2)
-    rule_losses = np.array(rule_losses).reshape(len(moves), len(rules), 2)
-    return {"move": np.array(moves, np.int64), "loss": losses[:, 0],
-            "best_reply_loss": losses[:, 1], "rule_loss": rule_losses[:, :, 0],
-            "rule_best_reply_loss": rule_losses[:, :, 1],
-            "returns": np.array([state.returns()[seat] - game.utility_sum() / 2])}
+    records = np.array(records).reshape(-1, 4)
+    rule_records = np.array(rule_records).reshape(len(records), len(rules), 2)
+    value = solution.value - half
+    return {"move": np.arange(len(records)), "loss": records[:, 0],
+            "best_reply_loss": records[:, 1], "opponent_loss": records[:, 2],
+            "gain": records[:, 3], "rule_loss": rule_records[:, :, 0],
+            "rule_best_reply_loss": rule_records[:, :, 1],
+            "returns": np.array([state.returns()[seat] - half]),
+            "value": np.array([value if seat == 0 else -value])}
+
+
+def _vector(strategy: dict[int, float], actions: list[int]) -> np.ndarray:
+    """A strategy over ``actions``; a player without a move plays the solver's action 0."""
+    if not strategy:
+        return np.ones(1)
+    return np.array([strategy.get(a, 0.0) for a in actions])
 
 
 def _rule_strategies(bot, state, seat, rules) -> list[dict[int, float]]:
     if not rules:
         return []
+    if not state.legal_actions(seat):
+        return [{} for _ in rules]
     if not isinstance(bot, SMMCTSBot):
         raise ValueError("final-move rules can only be compared for SMMCTSBot (smmcts specs)")
     search = bot.search
@@ -143,20 +177,22 @@ def _rule_strategies(bot, state, seat, rules) -> list[dict[int, float]]:
 
 
 def play_games(game: str, spec: str, base_seed: int, start: int, stop: int,
-               rules: tuple[tuple[str, float], ...] = ()) -> dict[str, np.ndarray]:
+               opponent: str = "equilibrium", rules: tuple[tuple[str, float], ...] = ()
+               ) -> dict[str, np.ndarray]:
     """Games ``start..stop-1`` (seat ``g % 2`` in game ``g``, seed ``base_seed + 2 g``), as
-    one job of :func:`smmcts_spiel.experiments.run_jobs`: the per-move arrays of
-    :func:`play_against_equilibrium` concatenated, with ``game`` and ``seat`` per move and
-    ``game_returns`` per game."""
+    one job of :func:`smmcts_spiel.experiments.run_jobs`: the per-state arrays of
+    :func:`play_scored_game` concatenated, with ``game`` and ``seat`` per state, and
+    ``game_returns`` and ``game_values`` per game."""
     loaded = pyspiel.load_game(game)
     rules = tuple((str(r), float(t)) for r, t in rules)
     parts = []
     for g in range(start, stop):
-        result = play_against_equilibrium(loaded, spec, g % 2, base_seed + 2 * g, rules)
+        result = play_scored_game(loaded, spec, g % 2, base_seed + 2 * g, opponent, rules)
         result["game"] = np.full(len(result["move"]), g, np.int64)
         parts.append(result)
     out = {key: np.concatenate([p[key] for p in parts]) for key in parts[0]
-           if key != "returns"}
+           if key not in ("returns", "value")}
     out["game_returns"] = np.concatenate([p["returns"] for p in parts])
+    out["game_values"] = np.concatenate([p["value"] for p in parts])
     out["seat"] = out["game"] % 2
     return out
