@@ -60,12 +60,13 @@ def test_the_equilibrium_bot_loses_nothing_and_every_loss_is_non_negative():
         assert result["gain"] == pytest.approx(0.0, abs=1e-9)
         smmcts = el.play_scored_game(
             game, "smmcts(iterations=200)", seat, seed=seat,
-            rules=(("empirical", 0.0), ("empirical", 0.3), ("most_visited", 0.0)))
-        assert smmcts["rule_loss"].shape == (len(smmcts["move"]), 3)
+            rules=(("empirical", 0.0), ("empirical", 0.3), ("most_visited", 0.0),
+                   ("empirical", 0.1)))
+        assert smmcts["rule_loss"].shape == (len(smmcts["move"]), 4)
         assert (smmcts["rule_loss"] >= -1e-9).all()
         assert (smmcts["rule_best_reply_loss"] >= smmcts["rule_loss"] - 1e-9).all()
-        # The played rule is the bot's own (empirical, no threshold) ...
-        assert smmcts["loss"] == pytest.approx(smmcts["rule_loss"][:, 0])
+        # The played rule is the bot's own (empirical, threshold 0.1 by default) ...
+        assert smmcts["loss"] == pytest.approx(smmcts["rule_loss"][:, 3])
         # ... and against the equilibrium every gain is a loss.
         assert smmcts["gain"] == pytest.approx(-smmcts["loss"])
         assert smmcts["opponent_loss"] == pytest.approx(0.0, abs=1e-9)

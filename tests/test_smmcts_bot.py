@@ -71,7 +71,7 @@ def test_threshold_drops_the_unlikely_actions_from_play_and_policy(engine):
     game = pyspiel.load_game("goofspiel(num_cards=4,imp_info=False,points_order=descending,"
                              "returns_type=win_loss)")
     state = game.new_initial_state()
-    plain = SMMCTSBot(game, 0, iterations=300, seed=3, engine=engine)
+    plain = SMMCTSBot(game, 0, iterations=300, seed=3, engine=engine, threshold=0.0)
     thresholded = SMMCTSBot(game, 0, iterations=300, seed=3, engine=engine, threshold=0.3)
     probs = [p for _, p in plain.step_with_policy(state)[0]]
     policy, action = thresholded.step_with_policy(state)
