@@ -39,6 +39,7 @@ from smmcts_spiel.bot_specs import parse_bot_spec
 from smmcts_spiel.exact import solver
 from smmcts_spiel.experiments import cli
 from smmcts_spiel.experiments import equilibrium_loss as el
+from smmcts_spiel.search.smmcts import FINAL_STRATEGIES
 
 _GAME = flags.DEFINE_string("game", "oshi_zumo(coins=10,size=3,horizon=20)",
                             "A game the exact solver solves.")
@@ -60,6 +61,9 @@ def parse_rules(text: str) -> tuple[tuple[str, float], ...]:
     rules = []
     for item in split(text):
         name, _, threshold = item.partition("@")
+        if name not in FINAL_STRATEGIES:
+            raise ValueError(f"rule {item!r}: the name must be one of "
+                             f"{', '.join(FINAL_STRATEGIES)}")
         try:
             value = float(threshold) if threshold else 0.0
         except ValueError:
