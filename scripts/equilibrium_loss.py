@@ -36,6 +36,7 @@ from absl import app, flags
 import smmcts_spiel  # noqa: F401  (registers the smmcts_* games)
 from smmcts_spiel import experiments, tournament
 from smmcts_spiel.bot_specs import parse_bot_spec
+from smmcts_spiel.bots.equilibrium_bot import solution_of
 from smmcts_spiel.exact import solver
 from smmcts_spiel.experiments import cli
 from smmcts_spiel.experiments import equilibrium_loss as el
@@ -53,6 +54,11 @@ _NUM_GAMES = flags.DEFINE_integer("num_games", 100, "Games per bot.", lower_boun
 _CHUNK = flags.DEFINE_integer("chunk", 10, "Games per job.", lower_bound=1)
 _SEED = flags.DEFINE_integer("seed", 0, "Base seed.")
 _WORKERS = flags.DEFINE_integer("num_workers", 1, "Worker processes.", lower_bound=1)
+_SOLUTIONS_DIR = flags.DEFINE_string(
+    "solutions_dir", "results/solutions", "Where exact solutions are cached (solved once).")
+_SOLVE_ONLY = flags.DEFINE_bool(
+    "solve_only", False, "Only solve the game into --solutions_dir (run this under nice "
+    "before a timed run, so that the timed run does not spend its CPU slot solving).")
 _RESULTS_DIR = flags.DEFINE_string("results_dir", "results/equilibrium_loss",
                                    "Output directory.")
 
@@ -103,6 +109,10 @@ def run() -> None:
     except (pyspiel.SpielError, ValueError) as e:
         raise ValueError(f"cannot load game {_GAME.value!r}: {e}") from None
     solver.check_game(game)
+    if _SOLVE_ONLY.value:
+        solution_of(game, _SOLUTIONS_DIR.value)
+        print(f"solved {_GAME.value} into {_SOLUTIONS_DIR.value}")
+        return
     jobs = {}
     for b, spec in enumerate(bots):
         bot_rules = rules if spec.startswith("smmcts") else ()
@@ -110,7 +120,8 @@ def run() -> None:
             stop = min(start + _CHUNK.value, _NUM_GAMES.value)
             jobs[f"bot{b}_games{start}-{stop}"] = dict(
                 game=_GAME.value, spec=spec, base_seed=_SEED.value + 10**6 * b, start=start,
-                stop=stop, opponent=opponent, rules=[list(r) for r in bot_rules])
+                stop=stop, opponent=opponent, rules=[list(r) for r in bot_rules],
+                solutions_dir=_SOLUTIONS_DIR.value)
     results_dir = _RESULTS_DIR.value
     params = {"game": _GAME.value, "bots": bots, "opponent": opponent,
               "rules": [list(r) for r in rules],

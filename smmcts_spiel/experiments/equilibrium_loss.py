@@ -177,17 +177,20 @@ def _rule_strategies(bot, state, seat, rules) -> list[dict[int, float]]:
 
 
 def play_games(game: str, spec: str, base_seed: int, start: int, stop: int,
-               opponent: str = "equilibrium", rules: tuple[tuple[str, float], ...] = ()
-               ) -> dict[str, np.ndarray]:
+               opponent: str = "equilibrium", rules: tuple[tuple[str, float], ...] = (),
+               solutions_dir: str | None = None) -> dict[str, np.ndarray]:
     """Games ``start..stop-1`` (seat ``g % 2`` in game ``g``, seed ``base_seed + 2 g``), as
     one job of :func:`smmcts_spiel.experiments.run_jobs`: the per-state arrays of
     :func:`play_scored_game` concatenated, with ``game`` and ``seat`` per state, and
-    ``game_returns`` and ``game_values`` per game."""
+    ``game_returns`` and ``game_values`` per game. ``solutions_dir``: where the game's exact
+    solution is cached (:func:`smmcts_spiel.bots.equilibrium_bot.solution_of`)."""
     loaded = pyspiel.load_game(game)
+    solution = solution_of(loaded, solutions_dir)
     rules = tuple((str(r), float(t)) for r, t in rules)
     parts = []
     for g in range(start, stop):
-        result = play_scored_game(loaded, spec, g % 2, base_seed + 2 * g, opponent, rules)
+        result = play_scored_game(loaded, spec, g % 2, base_seed + 2 * g, opponent, rules,
+                                  solution)
         result["game"] = np.full(len(result["move"]), g, np.int64)
         parts.append(result)
     out = {key: np.concatenate([p[key] for p in parts]) for key in parts[0]
