@@ -11,6 +11,9 @@ horizon=20) in about 7 s); every bot of that game in the process shares the solu
 
 from __future__ import annotations
 
+import hashlib
+import os
+
 import numpy as np
 import pyspiel
 
@@ -20,11 +23,27 @@ from smmcts_spiel.exact import solver
 _SOLUTIONS: dict[str, solver.Solution] = {}  # game string -> solution, per process
 
 
-def solution_of(game: pyspiel.Game) -> solver.Solution:
-    """The exact solution of ``game``, computed on first use and kept for the process."""
+def solution_of(game: pyspiel.Game, cache_dir: str | os.PathLike | None = None
+                ) -> solver.Solution:
+    """The exact solution of ``game``, computed on first use and kept for the process.
+
+    With ``cache_dir``, also kept on disk there (one JSON file per game string, see
+    :func:`smmcts_spiel.exact.solver.save_solution`): read if present, written after
+    solving otherwise, so that e.g. Goofspiel-6 is solved once, not in every process.
+    """
     name = str(game)
     if name not in _SOLUTIONS:
-        _SOLUTIONS[name] = solver.solve(game)
+        path = None
+        if cache_dir is not None:
+            digest = hashlib.sha256(name.encode()).hexdigest()[:16]
+            path = os.path.join(cache_dir, f"{game.get_type().short_name}_{digest}.json")
+        if path is not None and os.path.exists(path):
+            _SOLUTIONS[name] = solver.load_solution(game, path)
+        else:
+            _SOLUTIONS[name] = solver.solve(game)
+            if path is not None:
+                os.makedirs(cache_dir, exist_ok=True)
+                solver.save_solution(_SOLUTIONS[name], path)
     return _SOLUTIONS[name]
 
 

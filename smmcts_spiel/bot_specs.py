@@ -44,8 +44,8 @@ from smmcts_spiel.search.mmcts_phantom_ttt import PhantomTTTMultipleTreeSearch
 #: Parameters (and their types) each kind of bot takes; ``cpp`` passes its own through.
 BOT_PARAMS: dict[str, dict[str, type]] = {
     "smmcts": {"selector": str, "gamma": float, "c": float, "iterations": int,
-               "time_limit": float, "final_strategy": str, "evaluator": str, "rollouts": int,
-               "engine": str},
+               "time_limit": float, "final_strategy": str, "threshold": float,
+               "evaluator": str, "rollouts": int, "engine": str},
     "mmcts": {"training_iterations": int, "gamma": float, "iterations": int,
               "final_strategy": str, "engine": str, "train_from": str, "file": str},
     "belief_sampler": {},

@@ -177,7 +177,7 @@ def test_policy_export_is_the_tree_strategy_and_evaluable():
     policy = bot.policy()
     for player in (0, 1):
         assert list(policy.action_probabilities(state, player).values()) == pytest.approx(
-            root.strategy(player, "average"))
+            root.strategy(player, "average", threshold=bot.search.threshold))
     report = exploitability.evaluate(game, policy)
     assert 0 <= report.e1 and 0 <= report.e2 and np.isfinite(report.nash_conv)
 
@@ -252,6 +252,12 @@ def test_final_move_rules():
         [0.0, 1.0, 0.0])
     assert final_probabilities(counts, sums, "most_visited", 0.3) == [0.0, 1.0, 0.0]
     assert final_probabilities([0, 0], [0.0, 0.0], "most_visited", 0.1) == [0.5, 0.5]
+    # Thresholding: what falls below the threshold is dropped, the rest renormalised ...
+    assert final_probabilities(counts, sums, "empirical", 0.3, threshold=0.15) == pytest.approx(
+        [2 / 9, 7 / 9, 0.0])
+    # ... and the most likely actions always stay.
+    assert final_probabilities([4, 4, 2], sums, "empirical", 0.3, threshold=0.5) == (
+        pytest.approx([0.5, 0.5, 0.0]))
 
 
 @pytest.mark.parametrize("engine", [KernelSMMCTS, SMMCTS])

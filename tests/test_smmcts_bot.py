@@ -67,6 +67,22 @@ def test_step_with_policy_reports_the_final_strategy():
     assert action in (0, 1, 2) and bot.provides_policy()
 
 
+@pytest.mark.parametrize("engine", ["kernel", "generic"])
+def test_threshold_drops_the_unlikely_actions_from_play_and_policy(engine):
+    game = pyspiel.load_game("goofspiel(num_cards=4,imp_info=False,points_order=descending,"
+                             "returns_type=win_loss)")
+    state = game.new_initial_state()
+    plain = SMMCTSBot(game, 0, iterations=300, seed=3, engine=engine, threshold=0.0)
+    thresholded = SMMCTSBot(game, 0, iterations=300, seed=3, engine=engine, threshold=0.3)
+    probs = [p for _, p in plain.step_with_policy(state)[0]]
+    policy, action = thresholded.step_with_policy(state)
+    # Same seed, same search: the thresholded strategy is the plain one cut at 0.3.
+    kept = [p if p >= 0.3 else 0.0 for p in probs]
+    assert [p for _, p in policy] == pytest.approx([k / sum(kept) for k in kept])
+    assert dict(policy)[action] > 0
+    assert thresholded.policy().action_probabilities(state, 0) == pytest.approx(dict(policy))
+
+
 def test_policy_export_covers_both_players():
     game = pyspiel.load_game("matrix_mp")
     bot = SMMCTSBot(game, 0, iterations=500, seed=0)
@@ -81,6 +97,9 @@ def test_bad_input_is_refused_clearly():
         SMMCTSBot(game, 0, selector="cfr")
     with pytest.raises(ValueError, match="gamma"):
         SMMCTSBot(game, 0, gamma=0)
+    for threshold in (-0.1, 1.0, "0.1"):
+        with pytest.raises(ValueError, match="threshold must be a probability"):
+            SMMCTSBot(game, 0, threshold=threshold)
     with pytest.raises(ValueError, match="iterations must be a positive integer"):
         SMMCTSBot(game, 0, iterations=-5)
     with pytest.raises(ValueError, match="time_limit"):

@@ -183,3 +183,47 @@ def test_smmcts_goofspiel_uses_its_transposition_key_and_matches_openspiel(param
     assert [s.history() for s in ours_states] == [s.history() for s in theirs_states]
     for mine, other in zip(ours_states, theirs_states, strict=True):
         assert keyed.state_value(mine) == pytest.approx(reference.state_value(other), abs=1e-12)
+
+
+SAVED_GAMES = ["oshi_zumo(coins=4,size=1,horizon=6)",
+               "goofspiel(num_cards=3,imp_info=False,points_order=random,returns_type=win_loss)",
+               "smmcts_random_stacked_matrix(depth=2,branching=2,seed=3)",
+               "matrix_mp"]
+
+
+@pytest.mark.parametrize("name", SAVED_GAMES)
+def test_a_saved_solution_reads_back_state_by_state(tmp_path, name):
+    game = pyspiel.load_game(name)
+    solution = solver.solve(game)
+    solver.save_solution(solution, tmp_path / "s.json")
+    loaded = solver.load_solution(game, tmp_path / "s.json")
+    assert loaded.value == solution.value and len(loaded) == len(solution)
+    state, rng = game.new_initial_state(), np.random.default_rng(0)
+    while not state.is_terminal():  # one line of play, every state compared
+        if state.is_chance_node():
+            state.apply_action(state.legal_actions()[0])
+            continue
+        assert loaded.state_solution(state) == solution.state_solution(state)
+        moves = [int(rng.choice(solver.legal_actions(state, p))) for p in (0, 1)]
+        if state.is_simultaneous_node():
+            state.apply_actions(moves)
+        else:
+            state.apply_action(moves[state.current_player()])
+
+
+def test_saved_solutions_of_another_game_or_format_are_refused(tmp_path):
+    game = pyspiel.load_game("oshi_zumo(coins=4,size=1,horizon=6)")
+    path = tmp_path / "s.json"
+    solver.save_solution(solver.solve(game), path)
+    with pytest.raises(ValueError, match="not 'oshi_zumo"):
+        solver.load_solution(pyspiel.load_game("oshi_zumo(coins=5,size=1,horizon=6)"), path)
+    text = path.read_text()
+    for bad, message in [("{not json", "cannot be read as JSON"),
+                         (text.replace('"version": 1', '"version": 9'), "version 1"),
+                         (text.replace('"states": [["(', '"states": [["__import__(\'os\')'
+                                       '.system(\'true\')#('), "malformed"),
+                         (text.replace('"key": "state"', '"key": "path"'), "no explicit tree"),
+                         (text.replace('(False, ', '(True, '), "not filed under")]:
+        path.write_text(bad)
+        with pytest.raises(ValueError, match=message):
+            solver.load_solution(game, path)

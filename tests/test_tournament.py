@@ -116,3 +116,23 @@ def test_tournament_script_writes_tables_ratings_and_resumes(tmp_path):
     other = subprocess.run(args + ["--seed=5"], capture_output=True, text=True, timeout=300)
     assert other.returncode != 0 and "new --results_dir" in other.stderr
     assert "Traceback" not in other.stderr
+
+
+def test_pool_games_pools_runs_over_both_seats(tmp_path):
+    game = "oshi_zumo(coins=4,size=1,horizon=6)"
+    header = ["game", "first", "second", "game_index", "seed", "return_first",
+              "return_second", "seconds"]
+    runs = [[["a", "b", 1.0, -1.0], ["b", "a", -1.0, 1.0]], [["a", "b", 0.0, 0.0]]]
+    paths = []
+    for k, run in enumerate(runs):
+        paths.append(tmp_path / f"games{k}.csv")
+        with open(paths[-1], "w", newline="") as f:
+            writer = csv.writer(f)
+            writer.writerow(header)
+            for g, (first, second, r1, r2) in enumerate(run):
+                writer.writerow([game, first, second, g, g, r1, r2, 0.1])
+    script = Path(__file__).resolve().parents[1] / "scripts" / "pool_games.py"
+    out = subprocess.run([sys.executable, str(script), "--games_csv=" + ";".join(map(str, paths))],
+                         capture_output=True, text=True, check=True).stdout
+    # a won both its decisive games (once per seat) and drew one: mean 2/3 over 3 games.
+    assert "| a | b | 3 | +0.667" in out and "2 / 1 / 0" in out

@@ -23,6 +23,9 @@ Values are player 1's (pyspiel player 0's) utility; in constant-sum games player
 
 from __future__ import annotations
 
+import ast
+import json
+import os
 import sys
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
@@ -308,18 +311,24 @@ def joint_children(state: pyspiel.State, rows: list[int], cols: list[int], *,
     return [successors(state, cols, consume=consume)]
 
 
+def solution_key(game: pyspiel.Game, use_transpositions: bool = True
+                 ) -> Callable[[pyspiel.State], Hashable]:
+    """The key :func:`solve` files a state of ``game`` under: whether it is a chance node
+    (chance and decision nodes may share a transposition key), and its transposition key,
+    or its history when the game has none (or ``use_transpositions`` is False)."""
+    key = (transposition_key(game) if use_transpositions else None) or _history_key
+    return lambda s: (s.is_chance_node(), key(s))
+
+
 class _BackwardInduction:
     """One solve of a pyspiel game; ``table`` maps state keys to :class:`StateSolution`."""
 
     def __init__(self, game: pyspiel.Game, use_transpositions: bool, keep_strategies: bool):
         check_game(game)
         self.keep_strategies = keep_strategies
-        key = transposition_key(game) if use_transpositions else None
-        self.memoize = key is not None or keep_strategies
-        if key is None:
-            key = _history_key
-        # Chance and decision nodes may share a key function's value; tell them apart.
-        self.key = lambda s: (s.is_chance_node(), key(s))
+        self.memoize = (use_transpositions and transposition_key(game) is not None
+                        or keep_strategies)
+        self.key = solution_key(game, use_transpositions)
         self.table: dict = {}
 
     def value(self, state: pyspiel.State) -> float:
@@ -420,3 +429,63 @@ def solve(game: pyspiel.Game | str, *, use_transpositions: bool = True,
     solver = _BackwardInduction(game, use_transpositions, keep_strategies=True)
     value = with_recursion_limit(lambda: solver.value(game.new_initial_state()), game)
     return Solution(game, value, solver.table, solver.key)
+
+
+# ----------------------------------------------------------------------------------------
+# Solutions on disk
+
+SOLUTION_FORMAT = "smmcts_solution"
+SOLUTION_VERSION = 1
+
+
+def save_solution(solution: Solution, path: str | os.PathLike) -> None:
+    """Write ``solution`` (of a pyspiel game solved by :func:`solve` with transpositions, or
+    of an explicit-tree game) as JSON: keys as Python literals, read back without pickle."""
+    key = "path" if solution._key is state_path else "state"
+    states = [[repr(k), s.value, [[a, p] for a, p in s.strategies[0].items()],
+               [[a, p] for a, p in s.strategies[1].items()]]
+              for k, s in solution._table.items()]
+    tmp = f"{path}.tmp"
+    with open(tmp, "w") as f:
+        json.dump({"format": SOLUTION_FORMAT, "version": SOLUTION_VERSION,
+                   "game": str(solution.game), "value": solution.value, "key": key,
+                   "states": states}, f)
+    os.replace(tmp, path)
+
+
+def load_solution(game: pyspiel.Game, path: str | os.PathLike) -> Solution:
+    """The solution of ``game`` that :func:`save_solution` wrote to ``path``.
+
+    Refuses (ValueError) a file that is not such a solution or is one of another game.
+    """
+    def refuse(why: str) -> ValueError:
+        return ValueError(f"{path}: {why}; write solutions with solver.save_solution (or "
+                          "delete the file to solve the game again)")
+
+    try:
+        with open(path) as f:
+            saved = json.load(f)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise refuse(f"cannot be read as JSON ({e})") from None
+    if not isinstance(saved, dict) or saved.get("format") != SOLUTION_FORMAT or saved.get(
+            "version") != SOLUTION_VERSION:
+        raise refuse(f"not a {SOLUTION_FORMAT} file of version {SOLUTION_VERSION}")
+    if saved.get("game") != str(game):
+        raise refuse(f"it solves {saved.get('game')!r}, not {str(game)!r}")
+    try:
+        table = {}
+        for k, value, row, col in saved["states"]:
+            key = ast.literal_eval(k)
+            hash(key)
+            table[key] = StateSolution(float(value), ({int(a): float(p) for a, p in row},
+                                                      {int(a): float(p) for a, p in col}))
+        value = float(saved["value"])
+        key = {"path": state_path, "state": None}[saved["key"]] or solution_key(game)
+    except (KeyError, TypeError, ValueError, SyntaxError, MemoryError, RecursionError) as e:
+        raise refuse(f"malformed ({type(e).__name__}: {e})") from None
+    if key is state_path and explicit_tree(game) is None:
+        raise refuse("its states are filed by tree path, but the game has no explicit tree")
+    root = game.new_initial_state()
+    if not root.is_terminal() and key(root) not in table:
+        raise refuse("its states are not filed under this game's keys")
+    return Solution(game, value, table, key)

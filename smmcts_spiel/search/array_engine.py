@@ -238,9 +238,9 @@ class ArraySMMCTS(ArrayTreeSearch):
 
     def __init__(self, game: pyspiel.Game, selector: str = "rm", gamma: float = 0.05,
                  c: float = 1.4, final_strategy: str = "empirical", evaluator=None,
-                 seed: int | None = None, initial_nodes: int = 1 << 14):
+                 seed: int | None = None, initial_nodes: int = 1 << 14, threshold: float = 0.0):
         super().__init__(game, selector, gamma, c, final_strategy, node_room=1, pool_room=0,
-                         initial_nodes=initial_nodes, assumed_rate=3e5)
+                         initial_nodes=initial_nodes, assumed_rate=3e5, threshold=threshold)
         depth = game.max_game_length() + 2  # nodes on a path (chance nodes: grown if need be)
         rng = random.Random(seed)  # the reference engine's draws, in the same order
         self.evaluator = evaluator or OpenSpielRolloutEvaluator(seed=rng.getrandbits(63))

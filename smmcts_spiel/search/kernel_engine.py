@@ -220,7 +220,7 @@ class KernelSMMCTS(ArrayTreeSearch):
     def __init__(self, game: pyspiel.Game, selector: str = "rm", gamma: float = 0.05,
                  c: float = 1.4, final_strategy: str = "empirical",
                  evaluator: str = "random_rollout", seed: int | None = None,
-                 initial_nodes: int = 1 << 16):
+                 initial_nodes: int = 1 << 16, threshold: float = 0.0):
         check_game(game)
         kernel = kernels.kernel_for(game)
         if kernel is None:
@@ -234,7 +234,7 @@ class KernelSMMCTS(ArrayTreeSearch):
         super().__init__(game, selector, gamma, c, final_strategy,
                          node_room=kernel.max_depth + 1,
                          pool_room=(kernel.max_depth + 1) * width, initial_nodes=initial_nodes,
-                         assumed_rate=2e6)
+                         assumed_rate=2e6, threshold=threshold)
         self.kernel = kernel
         self.evaluator = evaluator
         self._evaluator_code = kernels.EVALUATORS[evaluator]

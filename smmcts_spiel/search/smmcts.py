@@ -40,7 +40,7 @@ FINAL_STRATEGIES = ("empirical", "average", "average_no_exploration", "most_visi
 
 
 def final_probabilities(counts, strategy_sums, final_strategy: str,
-                        exploration: float) -> list[float]:
+                        exploration: float, threshold: float = 0.0) -> list[float]:
     """A node's final strategy for one player from its statistics.
 
     "empirical": visit frequencies ``n_a / n`` (the paper's); "average": the mean of the
@@ -48,6 +48,11 @@ def final_probabilities(counts, strategy_sums, final_strategy: str,
     selector's uniform exploration removed, ``(p_a - exploration / |A|) / (1 - exploration)``
     clipped at 0 and renormalised (GTLibrary's choice); "most_visited": all mass on the most
     visited action (the lowest on ties). Uniform while the node has no statistics.
+
+    ``threshold`` (thresholding, Ganzfried & Sandholm 2012): then drop every action below
+    that probability (the most likely ones always stay) and renormalise, so that the
+    exploration and the noise of the first iterations, spread over many actions, are not
+    played.
     """
     n = len(counts)
     if sum(counts) <= 0:
@@ -64,7 +69,20 @@ def final_probabilities(counts, strategy_sums, final_strategy: str,
         kept = [max(0.0, (p - exploration / n) / (1.0 - exploration)) for p in probs]
         if sum(kept) > 0:
             probs = [k / sum(kept) for k in kept]
+    if threshold > 0.0:
+        cut = min(threshold, max(probs))
+        kept = [p if p >= cut else 0.0 for p in probs]
+        probs = [k / sum(kept) for k in kept]
     return probs
+
+
+def check_threshold(threshold: float) -> float:
+    """The final-move threshold, checked: a probability in [0, 1)."""
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not (
+            0.0 <= threshold < 1.0):
+        raise ValueError(f"threshold must be a probability in [0, 1) (0: keep every action), "
+                         f"got {threshold!r}")
+    return float(threshold)
 
 _TERMINAL, _CHANCE, _DECISION = 0, 1, 2
 
@@ -160,7 +178,7 @@ class SearchNode:
         return self.children[i * len(self.actions[1]) + j]
 
     def strategy(self, player: int, final_strategy: str = "empirical",
-                 exploration: float = 0.0) -> list[float]:
+                 exploration: float = 0.0, threshold: float = 0.0) -> list[float]:
         """The final strategy of ``player`` here (see :func:`final_probabilities`)."""
         if self.kind != _DECISION:
             raise ValueError("only decision nodes have strategies")
@@ -168,7 +186,8 @@ class SearchNode:
         if self.children is None:
             return [1.0 / n] * n
         sums = self.strategy_sums[player] if self.strategy_sums else [0.0] * n
-        return final_probabilities(self.counts[player], sums, final_strategy, exploration)
+        return final_probabilities(self.counts[player], sums, final_strategy, exploration,
+                                   threshold)
 
 
 class TreeSearch:
@@ -182,7 +201,7 @@ class TreeSearch:
     """
 
     def __init__(self, game: pyspiel.Game, selector: str, gamma: float, c: float,
-                 final_strategy: str):
+                 final_strategy: str, threshold: float = 0.0):
         """Check and keep the options every engine takes (see :class:`SMMCTS`)."""
         check_game(game)
         base, self.propagate_mean = parse_selector(selector)
@@ -197,6 +216,7 @@ class TreeSearch:
         self.selector = selector
         self.base_selector, self.gamma, self.c = base, gamma, c
         self.final_strategy = final_strategy
+        self.threshold = check_threshold(threshold)
         self._track_average = final_strategy.startswith("average")
         # The uniform exploration the selectors mix in (removed by average_no_exploration).
         self.exploration = 0.0 if base == "ucb" else float(gamma)
@@ -235,7 +255,8 @@ class TreeSearch:
         if (node is not None and node.is_open and not node.is_chance and not node.is_terminal
                 and node.mover in (None, player)):
             return dict(zip(node.actions[player],
-                            node.strategy(player, self.final_strategy, self.exploration)))
+                            node.strategy(player, self.final_strategy, self.exploration,
+                                          self.threshold)))
         actions = state.legal_actions(player)
         return {a: 1.0 / len(actions) for a in actions}
 
@@ -256,6 +277,8 @@ class SMMCTS(TreeSearch):
       final_strategy: one of FINAL_STRATEGIES (see :func:`final_probabilities`):
         "empirical" (frequencies n_i / n, the paper's) or "average" (the mean
         of the sampling distributions).
+      threshold: final-move thresholding: actions the final strategy gives less than this
+        probability are dropped and the rest renormalised (0: none).
       evaluator: scores a new leaf; anything with OpenSpiel's ``evaluate(state)`` returning
         every player's return. Default: one random rollout seeded from ``seed``.
       seed: seeds every random choice of the search.
@@ -263,8 +286,8 @@ class SMMCTS(TreeSearch):
 
     def __init__(self, game: pyspiel.Game, selector: str = "rm", gamma: float = 0.05,
                  c: float = 1.4, final_strategy: str = "empirical", evaluator=None,
-                 seed: int | None = None):
-        super().__init__(game, selector, gamma, c, final_strategy)
+                 seed: int | None = None, threshold: float = 0.0):
+        super().__init__(game, selector, gamma, c, final_strategy, threshold)
         self._make_selector = selector_factory(self.base_selector, self.gamma, self.c)
         self._rng = random.Random(seed)
         self.evaluator = evaluator or RandomRolloutEvaluator(seed=self._rng.getrandbits(63))

@@ -378,14 +378,14 @@ class ArrayNode:
         return tuple([int(x) for x in self._slots(COUNT, p)] for p in (0, 1))
 
     def strategy(self, player: int, final_strategy: str = "empirical",
-                 exploration: float = 0.0) -> list[float]:
+                 exploration: float = 0.0, threshold: float = 0.0) -> list[float]:
         """The final strategy of ``player`` here (see ``smmcts.final_probabilities``)."""
         if not self.is_open or self.is_chance:
             raise ValueError("only decision nodes the search has opened (visited twice) have "
                              "strategies; the search's strategy(state, player) answers anywhere")
         return final_probabilities(self._slots(COUNT, player).tolist(),
                                    self._slots(AVERAGE, player).tolist(), final_strategy,
-                                   exploration)
+                                   exploration, threshold)
 
     def child(self, player_actions) -> ArrayNode | None:
         """The child after the given action of each player (chance: one action), or None."""
@@ -406,8 +406,8 @@ class ArrayTreeSearch(TreeSearch):
 
     def __init__(self, game: pyspiel.Game, selector: str, gamma: float, c: float,
                  final_strategy: str, node_room: int, pool_room: int, initial_nodes: int,
-                 assumed_rate: float):
-        super().__init__(game, selector, gamma, c, final_strategy)
+                 assumed_rate: float, threshold: float = 0.0):
+        super().__init__(game, selector, gamma, c, final_strategy, threshold)
         self._selector_code = SELECTOR_CODES[self.base_selector]
         self._config = np.array([self.gamma, self.c, self._inv_scale, self._utility_sum])
         self._node_room = node_room  # most nodes one iteration adds
