@@ -67,7 +67,7 @@ def test_step_with_policy_reports_the_final_strategy():
     assert action in (0, 1, 2) and bot.provides_policy()
 
 
-@pytest.mark.parametrize("engine", ["kernel", "generic"])
+@pytest.mark.parametrize("engine", ["kernel", "generic", "reference"])
 def test_threshold_drops_the_unlikely_actions_from_play_and_policy(engine):
     game = pyspiel.load_game("goofspiel(num_cards=4,imp_info=False,points_order=descending,"
                              "returns_type=win_loss)")
