@@ -263,6 +263,7 @@ class ArraySMMCTS(ArrayTreeSearch):
         self.set_root(self.game.new_initial_state())
         self._copy_to_scratch()
         self.reset()
+        ta.freeze_loaded_objects()
 
     # -- the hooks of ArrayTreeSearch ------------------------------------------------
 

@@ -254,6 +254,7 @@ class KernelSMMCTS(ArrayTreeSearch):
         self._iterate(0, 0)
         self._copy_to_scratch()
         self.reset()
+        ta.freeze_loaded_objects()
 
     # -- the hooks of ArrayTreeSearch ------------------------------------------------
 
