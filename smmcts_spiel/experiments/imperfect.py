@@ -156,7 +156,14 @@ class OnlineSearcher:
             p = self.params
             search = outcome_sampling(self.game, delta=p["delta"], epsilon=p["epsilon"],
                                       gamma=p["gamma"], seed=self.seed)
-            search.run(1)  # compile now, not inside a timed search
+            # Compile iterations and targeting now, not inside the first timed search
+            # (every search reseeds, so this leaves no trace in the results).
+            first = self.scored.new_initial_state()
+            while first.is_chance_node():
+                first.apply_action(first.chance_outcomes()[0][0])
+            search.target(first, first.current_player())
+            search.run(1)
+            search.target(None)
             search.reset()
             return search
         if self.method == "is_smmcts_rm":
