@@ -19,7 +19,8 @@ also scored under other final-move rules, ``name`` or ``name@threshold`` (see
 Resumable chunks of games under ``results_dir/games/``; writes ``moves.csv`` (one row per
 state) and ``summary.md`` (per bot and rule, per game with 95% intervals: loss against the
 equilibrium and against a best reply, the opponent's loss, the return estimated from the
-exact values and the return the games gave). Timing-sensitive with ``--time_limit``: run
+exact values, with the standard interval and the seat-stratified one, and the return the
+games gave). Timing-sensitive with ``--time_limit``: run
 through ``/work/bin/measure`` with ``--num_workers=1``.
 """
 
@@ -142,6 +143,14 @@ def _mean_ci(x: np.ndarray) -> str:
     return f"{x.mean():.3f} +- {half:.3f}"
 
 
+def _stratified_ci(x: np.ndarray, seats: np.ndarray) -> str:
+    try:
+        mean, half = el.seat_stratified_interval(x, seats)
+    except ValueError:
+        return "(too few games per seat)"
+    return f"{mean:.3f} +- {half:.3f}"
+
+
 def write_outputs(results_dir, bots, opponent, rules, jobs, results) -> None:
     per_bot = {spec: [] for spec in bots}
     with open(os.path.join(results_dir, "moves.csv"), "w", newline="") as f:
@@ -160,11 +169,14 @@ def write_outputs(results_dir, bots, opponent, rules, jobs, results) -> None:
     lines = [f"{_GAME.value} against {opponent}, scored with the exact values: per game, "
              "the bot's summed loss against the equilibrium and against a best reply, the "
              "opponent's summed loss against the equilibrium, the bot's return estimated "
-             "as value + summed gains, and the return the games gave (each +- its 95% "
+             "as value + summed gains (also with its seat-stratified interval: the mean of "
+             "the two seats' means, variance (sum of per-seat variance / games) / 4, free "
+             "of the seat's game value), and the return the games gave (each +- its 95% "
              "interval).", "",
              "| bot | final-move rule | games | loss vs equilibrium | loss vs best reply "
-             "| opponent's loss | estimated return | mean return |",
-             "|---|---|---:|---:|---:|---:|---:|---:|"]
+             "| opponent's loss | estimated return | estimated return, seat-stratified "
+             "| mean return |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
     for spec in bots:
         parts = per_bot[spec]
         games = np.concatenate([p["game"] for p in parts])
@@ -181,13 +193,14 @@ def write_outputs(results_dir, bots, opponent, rules, jobs, results) -> None:
         lines.append(f"| {spec} | played | {len(ids)} | {_mean_ci(per_game(joined('loss')))} | "
                      f"{_mean_ci(per_game(joined('best_reply_loss')))} | "
                      f"{_mean_ci(per_game(joined('opponent_loss')))} | {_mean_ci(estimate)} | "
+                     f"{_stratified_ci(estimate, ids % 2)} | "
                      f"{_mean_ci(joined('game_returns'))} |")
         if spec.startswith("smmcts"):
             rule_loss, rule_br = joined("rule_loss"), joined("rule_best_reply_loss")
             for k, rule in enumerate(rules):
                 lines.append(f"| | {rule_label(rule)} (same trees) | {len(ids)} | "
                              f"{_mean_ci(per_game(rule_loss[:, k]))} | "
-                             f"{_mean_ci(per_game(rule_br[:, k]))} | | | |")
+                             f"{_mean_ci(per_game(rule_br[:, k]))} | | | | |")
     with open(os.path.join(results_dir, "summary.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
 

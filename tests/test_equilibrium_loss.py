@@ -115,3 +115,38 @@ def test_summed_gains_predict_the_return_against_any_bot():
     assert abs(gap.mean()) < 3 * gap.std() / np.sqrt(300)
     # The estimate is far less noisy than the outcomes it predicts.
     assert estimate.std() < 0.7 * result["game_returns"].std()
+
+
+def test_the_seat_stratified_interval_is_the_mean_of_the_seat_means_with_their_variances():
+    # Seat 0 scores 1 and 3 (mean 2, sample variance 2), seat 1 scores 10 and 14 (mean 12,
+    # sample variance 8): mean (2 + 12) / 2 = 7, variance (2 / 2 + 8 / 2) / 4 = 1.25.
+    mean, half = el.seat_stratified_interval(np.array([1.0, 10.0, 3.0, 14.0]),
+                                             np.array([0, 1, 0, 1]))
+    assert mean == pytest.approx(7.0)
+    assert half == pytest.approx(1.96 * np.sqrt(1.25))
+    # A seat's value (+c in one seat, -c in the other) shifts the seat means only.
+    rng = np.random.default_rng(0)
+    x, seats = rng.normal(size=40), np.arange(40) % 2
+    shifted = x + np.where(seats == 0, 5.0, -5.0)
+    assert el.seat_stratified_interval(shifted, seats) == pytest.approx(
+        el.seat_stratified_interval(x, seats))
+    with pytest.raises(ValueError, match="two games in each seat"):
+        el.seat_stratified_interval(np.array([1.0, 2.0, 3.0]), np.array([0, 0, 1]))
+
+
+def test_on_played_games_with_unequal_seat_values_the_stratified_interval_is_narrower():
+    """Pennies-and-blunder is worth +1/2 to the row player: the seats' values differ by 1,
+    which widens the standard interval of the exact-value estimate but not the stratified
+    one; with balanced seats both have the same centre."""
+    result = el.play_games(PENNIES_AND_BLUNDER, "smmcts(iterations=30)", base_seed=3,
+                           start=0, stop=40, opponent="random")
+    estimate = result["game_values"] + summed(result, "gain", 40)
+    seats = np.arange(40) % 2
+    assert set(result["game_values"]) == {0.5, -0.5}
+    mean, half = el.seat_stratified_interval(estimate, seats)
+    direct = [estimate[seats == s] for s in (0, 1)]
+    assert mean == pytest.approx(estimate.mean())
+    assert mean == pytest.approx((direct[0].mean() + direct[1].mean()) / 2)
+    assert half == pytest.approx(1.96 * np.sqrt(
+        (direct[0].var(ddof=1) + direct[1].var(ddof=1)) / 20 / 4))
+    assert half < 0.8 * 1.96 * estimate.std(ddof=1) / np.sqrt(40)

@@ -176,6 +176,21 @@ def _rule_strategies(bot, state, seat, rules) -> list[dict[int, float]]:
     return out
 
 
+def seat_stratified_interval(values: np.ndarray, seats: np.ndarray) -> tuple[float, float]:
+    """Mean of the per-seat means of ``values`` (one per game) and its 95% half-width.
+
+    The variance is (sum over seats of the seat's sample variance / its number of games) / 4.
+    A seat's game value (+v or -v) is constant within the seat, so it drops out of the
+    variance; with balanced seats the mean equals the plain mean. Needs two games per seat.
+    """
+    values, seats = np.asarray(values, float), np.asarray(seats)
+    groups = [values[seats == s] for s in (0, 1)]
+    if min(len(x) for x in groups) < 2:
+        raise ValueError("the seat-stratified interval needs at least two games in each seat")
+    variance = sum(x.var(ddof=1) / len(x) for x in groups) / 4
+    return float(np.mean([x.mean() for x in groups])), float(1.96 * np.sqrt(variance))
+
+
 def play_games(game: str, spec: str, base_seed: int, start: int, stop: int,
                opponent: str = "equilibrium", rules: tuple[tuple[str, float], ...] = (),
                solutions_dir: str | None = None) -> dict[str, np.ndarray]:
