@@ -42,7 +42,10 @@ def test_online_strategies_are_scored_on_kuhn(method):
 
 def test_online_strategies_on_a_time_budget_search_about_that_long():
     point = imperfect.online_point("kuhn_poker", "oos", 0.01, "seconds", seed=0)
-    assert 0.01 * 12 <= point["seconds"][0] < 0.05 * 12
+    # Wall time: at least the budget; the upper bound is loose because a loaded machine
+    # may pause the process between two clock checks (a search ignoring its budget would
+    # run far longer).
+    assert 0.01 * 12 <= point["seconds"][0] < 0.25 * 12
     assert point["iterations_per_search"][0] > 100
 
 
