@@ -194,6 +194,8 @@ CHILD = textwrap.dedent("""
     from smmcts_spiel import experiments
 
     def slow(x):
+        # Tell the test this worker has run its initializer and picked up a job.
+        open(os.path.join(os.environ["STARTED_DIR"], str(os.getpid())), "w").close()
         time.sleep(120)
         return {"y": np.zeros(1)}
 
@@ -236,16 +238,18 @@ def _alive(pid: int) -> bool:
 def test_workers_die_with_their_parent(tmp_path, pool, sig):
     script = tmp_path / "child.py"
     script.write_text(CHILD)
+    started = tmp_path / "started"
+    started.mkdir()
     parent = subprocess.Popen([sys.executable, str(script), pool, str(tmp_path / "r")],
-                              cwd=ROOT)
+                              cwd=ROOT, env={**os.environ, "STARTED_DIR": str(started)})
     workers: set[int] = set()
     try:
-        deadline = time.time() + 60
+        # Wait (however loaded the machine) until two workers are inside a job.
+        deadline = time.time() + 120
         while time.time() < deadline and len(workers) < 2:
             time.sleep(0.2)
-            workers = {w for w in _children(parent.pid) if _alive(w)}
+            workers = {int(f.name) for f in started.iterdir()}
         assert len(workers) >= 2, "the pool did not start"
-        time.sleep(1.0)  # Let the workers run their initializer and pick up jobs.
         os.kill(parent.pid, sig)
         parent.wait(timeout=30)
         deadline = time.time() + 15
