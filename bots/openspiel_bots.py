@@ -198,6 +198,11 @@ class ISMCTSBot(pyspiel.Bot):
         deadline = None if self.time_limit is None else time.perf_counter() + self.time_limit
         checks.check_state_game(state, self._game_string, "ISMCTSBot")
         decision = information_sets.decision_state(self._search_game, state, self.player_id)
+        legal = decision.legal_actions()
+        if len(legal) == 1:
+            # OpenSpiel's search returns a forced move at once, without simulating: timing
+            # it would set the rate absurdly high and the next move's simulations with it.
+            return [(legal[0], 1.0)], int(legal[0])
         sampler = (None if self._belief is not None else information_sets.WorldSampler(
             self._search_game, decision, self.player_id, self._rng))
         if deadline is None:

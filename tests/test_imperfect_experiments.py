@@ -193,3 +193,21 @@ def test_ismcts_bad_worlds_are_refused():
 
     with pytest.raises(ValueError, match="worlds"):
         ISMCTSBot(pyspiel.load_game("kuhn_poker"), 0, worlds="oracle")
+
+
+def test_ismcts_on_a_time_budget_learns_no_rate_from_a_forced_move():
+    # A forced move is answered without a search, so the rate the next move's simulations
+    # come from stays that of real searches (timing OpenSpiel's instant answer once made
+    # the next move run millions of simulations: minutes instead of 0.05 s).
+    from smmcts_spiel.bots.openspiel_bots import ISMCTSBot
+
+    game = pyspiel.load_game("phantom_ttt")
+    bot = ISMCTSBot(game, 0, simulations=20_000, time_limit=0.05, seed=0)
+    state = game.new_initial_state()
+    for action in [0, 1, 2, 6, 8, 2, 8, 4, 4, 7, 3, 1, 6, 3]:  # player 0 has one cell left
+        state.apply_action(action)
+    assert state.current_player() == 0 and len(state.legal_actions()) == 1
+    assert bot.step(state) == state.legal_actions()[0]
+    assert bot.total_simulations == 0
+    bot.step(game.new_initial_state())  # the next game's first move: probe, then search
+    assert 0 < bot.total_simulations < 20_000
