@@ -23,6 +23,7 @@ from absl import flags
 
 import smmcts_spiel  # noqa: F401
 from smmcts_spiel.experiments import cli
+from smmcts_spiel.search import information_sets
 from smmcts_spiel.search.oos import OutcomeSampling
 from smmcts_spiel.search.oos_kernel import KernelOutcomeSampling
 
@@ -34,20 +35,6 @@ _SECONDS = flags.DEFINE_float("seconds", 2.0, "Seconds timed per row.", lower_bo
 _DEPTH = flags.DEFINE_integer("depth", 4, "Actions before the targeted information set.",
                               lower_bound=0)
 _SEED = flags.DEFINE_integer("seed", 0, "Seed of every generator.")
-
-
-def _target_state(game: pyspiel.Game, depth: int, rng) -> pyspiel.State:
-    """The first decision at least ``depth`` actions deep on a random trajectory."""
-    state, last = game.new_initial_state(), None
-    while not state.is_terminal():
-        if not state.is_chance_node():
-            if len(state.history()) >= depth:
-                return state
-            last = state.clone()
-        actions = ([a for a, _ in state.chance_outcomes()] if state.is_chance_node()
-                   else state.legal_actions())
-        state.apply_action(actions[rng.integers(len(actions))])
-    return last
 
 
 def _oos_rate(cls, game, delta, target, seconds) -> float:
@@ -79,7 +66,7 @@ def main(argv):
         game = pyspiel.load_game(game_string)
         KernelOutcomeSampling(game, seed=0).run(100)  # compile
         search_game = KernelOutcomeSampling(game, seed=0).search_game
-        target = _target_state(search_game, _DEPTH.value, rng)
+        target = information_sets.random_decision_state(search_game, rng, _DEPTH.value)
         rates = {}
         for name, cls in (("compiled", KernelOutcomeSampling), ("python", OutcomeSampling)):
             budget = seconds if name == "compiled" else seconds / 2

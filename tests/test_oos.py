@@ -16,19 +16,6 @@ KUHN = pyspiel.load_game("kuhn_poker")
 GOOFSPIEL4 = pyspiel.load_game("goofspiel(num_cards=4,imp_info=True)")
 
 
-def all_decision_states(game):
-    stack = [game.new_initial_state()]
-    while stack:
-        state = stack.pop()
-        if state.is_terminal():
-            continue
-        if state.is_chance_node():
-            stack.extend(state.child(a) for a, _ in state.chance_outcomes())
-            continue
-        yield state
-        stack.extend(state.child(a) for a in state.legal_actions())
-
-
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_kuhn_10000_unbiased_iterations_below_005_like_openspiel_oos_test(seed):
     # OpenSpiel's C++ OOS test: 10,000 unbiased (untargeted) iterations on Kuhn poker,
@@ -73,20 +60,9 @@ def test_targeted_iterations_only_sample_histories_through_the_target():
             if not s.is_chance_node():
                 allowed.add((s.current_player(), s.information_state_string()))
             s.apply_action(a)
-        for z in all_decision_states_below(s):
+        for z, _ in information_sets.decision_states(s):
             allowed.add((z.current_player(), z.information_state_string()))
     assert reached <= allowed
-
-
-def all_decision_states_below(state):
-    stack = [state]
-    while stack:
-        s = stack.pop()
-        if s.is_terminal():
-            continue
-        if not s.is_chance_node():
-            yield s
-        stack.extend(s.child(a) for a in s.legal_actions())
 
 
 @pytest.mark.parametrize("game", [KUHN, pyspiel.load_game("leduc_poker"),
@@ -95,7 +71,8 @@ def all_decision_states_below(state):
 @pytest.mark.parametrize("compiled", [False, True])
 def test_information_set_equals_brute_force(game, compiled):
     rng = random.Random(0)
-    states = list(all_decision_states(game)) if game.get_type().short_name == "kuhn_poker" \
+    states = [s for s, _ in information_sets.decision_states(game)] \
+        if game.get_type().short_name == "kuhn_poker" \
         else None
     if states is None:
         states = []
@@ -110,8 +87,7 @@ def test_information_set_equals_brute_force(game, compiled):
         states = rng.sample(states, 12)
     by_key = collections.defaultdict(set)
     chance = {}
-    for s in all_decision_states_with_chance(game):
-        state, prob = s
+    for state, prob in information_sets.decision_states(game):
         p = state.current_player()
         by_key[(p, state.information_state_string(p), len_own(state, p))].add(
             tuple(state.history()))
@@ -127,19 +103,6 @@ def test_information_set_equals_brute_force(game, compiled):
 
 def len_own(state, player):
     return sum(1 for step in state.full_history() if step.player == player)
-
-
-def all_decision_states_with_chance(game):
-    stack = [(game.new_initial_state(), 1.0)]
-    while stack:
-        state, prob = stack.pop()
-        if state.is_terminal():
-            continue
-        if state.is_chance_node():
-            stack.extend((state.child(a), prob * q) for a, q in state.chance_outcomes())
-            continue
-        yield state, prob
-        stack.extend((state.child(a), prob) for a in state.legal_actions())
 
 
 def test_same_seed_same_tables():

@@ -1,6 +1,9 @@
 """Compiled OOS: the same tables as the Python engine from the same seed, OpenSpiel's anchor,
 and the compiled enumeration of information sets equals the Python one."""
 
+import subprocess
+import sys
+
 import numpy as np
 import pyspiel
 import pytest
@@ -14,38 +17,10 @@ from smmcts_spiel.search.oos_kernel import KernelOutcomeSampling
 GAMES = ["kuhn_poker", "leduc_poker", "goofspiel(num_cards=4,imp_info=True)"]
 
 
-def decision_states(game):
-    stack = [game.new_initial_state()]
-    while stack:
-        state = stack.pop()
-        if state.is_terminal():
-            continue
-        if state.is_chance_node():
-            stack.extend(state.child(a) for a, _ in state.chance_outcomes())
-            continue
-        yield state
-        stack.extend(state.child(a) for a in state.legal_actions())
-
-
-def random_decision_state(game, rng, min_depth):
-    """On a random trajectory, the first decision at least ``min_depth`` actions deep (or
-    the last decision if the game ends before)."""
-    state, last = game.new_initial_state(), None
-    while not state.is_terminal():
-        if not state.is_chance_node():
-            if len(state.history()) >= min_depth:
-                return state
-            last = state.clone()
-        actions = ([a for a, _ in state.chance_outcomes()] if state.is_chance_node()
-                   else state.legal_actions())
-        state.apply_action(actions[rng.integers(len(actions))])
-    return last
-
-
 def python_tables_by_key(python, kernel):
     """The Python engine's tables keyed by the compiled engine's information keys."""
     keys = {}
-    for state in decision_states(python.search_game):
+    for state, _ in information_sets.decision_states(python.search_game):
         p = state.current_player()
         keys.setdefault((p, state.information_state_string(p)), kernel.key(state, p))
     return {keys[k]: (node.regrets, node.strategy_sums) for k, node in python.nodes.items()}
@@ -58,7 +33,8 @@ def test_same_seed_same_tables_as_the_python_engine(game_string, targeted, gamma
     python = OutcomeSampling(game, delta=0.8, epsilon=0.6, seed=11, gamma=gamma)
     kernel = KernelOutcomeSampling(game, delta=0.8, epsilon=0.6, seed=11, gamma=gamma)
     if targeted:
-        state = random_decision_state(python.search_game, np.random.default_rng(3), 3)
+        state = information_sets.random_decision_state(python.search_game,
+                                                       np.random.default_rng(3), 3)
         python.target(state)
         kernel.target(state)
     python.run(3000)
@@ -70,7 +46,7 @@ def test_same_seed_same_tables_as_the_python_engine(game_string, targeted, gamma
     for key, (regrets, sums) in theirs.items():
         assert ours[key][0].tolist() == regrets
         assert ours[key][1].tolist() == sums
-    state = random_decision_state(python.search_game, np.random.default_rng(4), 2)
+    state = information_sets.random_decision_state(python.search_game, np.random.default_rng(4), 2)
     for final_strategy in ("average", "current"):
         assert (kernel.strategy(state, None, final_strategy)
                 == python.strategy(state, None, final_strategy))
@@ -83,7 +59,7 @@ def test_compiled_information_sets_equal_the_python_enumeration(game_string):
     kernel = KernelOutcomeSampling(game, seed=0)
     rng = np.random.default_rng(5)
     for depth in (0, 2, 4, 6):
-        state = random_decision_state(kernel.search_game, rng, depth)
+        state = information_sets.random_decision_state(kernel.search_game, rng, depth)
         kernel.target(state)
         expected = information_sets.information_set(kernel.search_game, state, compiled=False)
         assert kernel.target_set.histories == expected.histories
@@ -121,3 +97,17 @@ def test_copy_continues_identically():
     for key, (regrets, sums) in search.tables().items():
         assert theirs[key][0].tolist() == regrets.tolist()
         assert theirs[key][1].tolist() == sums.tolist()
+
+
+def test_a_new_search_is_empty_and_has_loaded_its_compiled_code():
+    # In a fresh interpreter: building the search loads (or compiles) the iterations and
+    # the targeting walk, so the first timed search does not wait for numba.
+    code = ("import pyspiel, smmcts_spiel\n"
+            "from smmcts_spiel.search import compiled_information_sets as c, oos_kernel as k\n"
+            "s = k.KernelOutcomeSampling(pyspiel.load_game('kuhn_poker'), seed=0)\n"
+            "print(len(k._run.signatures), len(c.enumerate_histories.signatures),"
+            " len(c.key_at.signatures), s.num_nodes, s.iterations,"
+            " s.target_set)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == ["1", "1", "1", "0", "0", "None"]

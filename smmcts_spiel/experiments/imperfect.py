@@ -154,18 +154,9 @@ class OnlineSearcher:
     def fresh(self):
         if self.method.startswith("oos"):
             p = self.params
-            search = outcome_sampling(self.game, delta=p["delta"], epsilon=p["epsilon"],
-                                      gamma=p["gamma"], seed=self.seed)
-            # Compile iterations and targeting now, not inside the first timed search
-            # (every search reseeds, so this leaves no trace in the results).
-            first = self.scored.new_initial_state()
-            while first.is_chance_node():
-                first.apply_action(first.chance_outcomes()[0][0])
-            search.target(first, first.current_player())
-            search.run(1)
-            search.target(None)
-            search.reset()
-            return search
+            # The compiled engine loads its code when built, not in the first timed search.
+            return outcome_sampling(self.game, delta=p["delta"], epsilon=p["epsilon"],
+                                    gamma=p["gamma"], seed=self.seed)
         if self.method == "is_smmcts_rm":
             p = self.params
             return InformationSetSMMCTS(self.scored, p["selector"], gamma=p["gamma"],

