@@ -11,6 +11,7 @@ from smmcts_spiel.search import information_sets
 from smmcts_spiel.search.oos import check_final_strategy
 from smmcts_spiel.search.oos_kernel import outcome_sampling
 from smmcts_spiel.search.selectors import sample_index
+from smmcts_spiel.search.smmcts import check_threshold, thresholded
 
 
 class OOSBot(SearchBot):
@@ -33,6 +34,10 @@ class OOSBot(SearchBot):
       gamma: exploration mixed into regret matching (the paper's 0.01; default 0).
       final_strategy: "average" (default; the strategy that converges) or "current" (the
         regret-matching strategy at the information set).
+      threshold: play only the actions the final strategy gives at least this probability
+        (thresholding, Ganzfried & Sandholm 2012; the most likely action always stays),
+        renormalised. ``policy()`` still exports the unthresholded strategy, the one that
+        converges. Default 0 (play the final strategy as it is).
       engine: "kernel" runs whole iterations compiled on the game's information kernel
         (:mod:`smmcts_spiel.games.kernels.information`: kuhn_poker, leduc_poker,
         goofspiel(imp_info=True) up to 8 cards, phantom_ttt), "generic" searches pyspiel
@@ -43,15 +48,16 @@ class OOSBot(SearchBot):
     def __init__(self, game: pyspiel.Game, player_id: int, iterations: int | None = 1000,
                  time_limit: float | None = None, delta: float = 0.9, epsilon: float = 0.6,
                  seed: int | None = None, engine: str = "auto", gamma: float = 0.0,
-                 final_strategy: str = "average"):
+                 final_strategy: str = "average", threshold: float = 0.0):
         super().__init__(game, player_id, iterations, time_limit, seed)
         self.final_strategy = check_final_strategy(final_strategy)
+        self.threshold = check_threshold(threshold)
         self._search = outcome_sampling(game, delta=delta, epsilon=epsilon,
                                         seed=self._rng.getrandbits(63), engine=engine,
                                         gamma=gamma)
 
     def step_with_policy(self, state: pyspiel.State):
-        """Search, then return (final strategy as (action, p) pairs, sampled action)."""
+        """Search, then return (played strategy as (action, p) pairs, sampled action)."""
         start = time.perf_counter()
         self.check_state(state)
         decision = information_sets.decision_state(self._search.search_game, state,
@@ -61,5 +67,6 @@ class OOSBot(SearchBot):
                      else max(self.time_limit - (time.perf_counter() - start), 1e-9))
         self._search.run(self.iterations, time_left)
         actions, probs = self._search.strategy(decision, self.player_id, self.final_strategy)
+        probs = thresholded(probs, self.threshold)
         action = actions[sample_index(probs, self._rng.random())]
         return list(zip(actions, probs)), action

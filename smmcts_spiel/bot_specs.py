@@ -50,7 +50,7 @@ BOT_PARAMS: dict[str, dict[str, type]] = {
               "final_strategy": str, "engine": str, "train_from": str, "file": str},
     "belief_sampler": {},
     "oos": {"iterations": int, "time_limit": float, "delta": float, "epsilon": float,
-            "engine": str, "gamma": float, "final_strategy": str},
+            "engine": str, "gamma": float, "final_strategy": str, "threshold": float},
     "is_smmcts": {"selector": str, "gamma": float, "c": float, "iterations": int,
                   "time_limit": float, "final_strategy": str},
     "ismcts": {"simulations": int, "time_limit": float, "uct_c": float, "worlds": str,

@@ -159,7 +159,8 @@ def test_bot_spec_with_a_bad_delta_is_refused():
 @pytest.mark.parametrize("spec", ["ismcts(time_limit=0.02)", "ismcts(simulations=20)",
                                   "ismcts(simulations=20,final_policy=normalized_visits)",
                                   "oos(iterations=50,engine=generic)",
-                                  "oos(time_limit=0.01,final_strategy=current)"])
+                                  "oos(time_limit=0.01,final_strategy=current)",
+                                  "oos(time_limit=0.01,threshold=0.1)"])
 def test_ismcts_and_oos_specs_play_simultaneous_goofspiel(spec):
     from smmcts_spiel import match
 

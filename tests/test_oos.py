@@ -137,8 +137,26 @@ def test_second_mover_of_a_simultaneous_round_targets_every_hidden_first_move():
     assert {h[-1] for h in target.histories} == set(state.legal_actions(0))
 
 
+def test_a_thresholded_bot_plays_only_its_likely_actions_and_exports_what_converges():
+    # Same seed, same search: the thresholded bot plays its final strategy without the
+    # actions below 0.3, renormalised, and policy() still exports the average strategy.
+    state = KUHN.new_initial_state()
+    for action in (0, 2):  # player 0 holds the jack
+        state.apply_action(action)
+    plain = OOSBot(KUHN, 0, iterations=40, seed=5)
+    cut = OOSBot(KUHN, 0, iterations=40, seed=5, threshold=0.3)
+    (a_plain, p_plain), (a_cut, p_cut) = (zip(*bot.step_with_policy(state)[0])
+                                          for bot in (plain, cut))
+    assert a_plain == a_cut and min(p_plain) < 0.3 < max(p_plain)  # a mixed strategy
+    kept = [p if p >= 0.3 else 0.0 for p in p_plain]
+    assert p_cut == pytest.approx([p / sum(kept) for p in kept])
+    assert cut.policy().action_probabilities(state) == pytest.approx(
+        plain.policy().action_probabilities(state))
+
+
 @pytest.mark.parametrize("kwargs, message", [
     (dict(delta=1.0), "delta"), (dict(epsilon=0.0), "epsilon"), (dict(epsilon=1.5), "epsilon"),
+    (dict(threshold=1.0), "threshold"), (dict(threshold=-0.1), "threshold"),
     (dict(iterations=0), "iterations"), (dict(time_limit=-1.0), "time_limit"),
     (dict(player_id=2), "player_id")])
 def test_bad_arguments_are_refused(kwargs, message):

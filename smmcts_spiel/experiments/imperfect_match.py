@@ -22,9 +22,10 @@ from tqdm.auto import tqdm
 from smmcts_spiel import checks
 from smmcts_spiel.bots import BeliefSamplerBot, ISSMMCTSBot, MMCTSBot, OOSBot
 from smmcts_spiel.bots.openspiel_bots import ISMCTSBot
+from smmcts_spiel.bots.smmcts_bot import DEFAULT_THRESHOLD
 
-BOT_NAMES = ("oos", "is_smmcts_rm", "is_smmcts_exp3", "ismcts", "mmcts", "belief_sampler",
-             "random")
+BOT_NAMES = ("oos", "oos_threshold", "is_smmcts_rm", "is_smmcts_exp3", "ismcts", "mmcts",
+             "belief_sampler", "random")
 _MMCTS_BATCH = 200
 
 
@@ -54,8 +55,11 @@ class TimedMMCTSBot(pyspiel.Bot):
 def make_bot(name: str, game: pyspiel.Game, player_id: int, time_limit: float,
              seed: int) -> pyspiel.Bot:
     """A fresh, seeded bot ``name`` (one of :data:`BOT_NAMES`) with ``time_limit`` s/move."""
-    if name == "oos":
-        return OOSBot(game, player_id, iterations=None, time_limit=time_limit, seed=seed)
+    if name in ("oos", "oos_threshold"):
+        # oos_threshold: the default final-move threshold of SMMCTSBot (issue 12).
+        threshold = DEFAULT_THRESHOLD if name == "oos_threshold" else 0.0
+        return OOSBot(game, player_id, iterations=None, time_limit=time_limit, seed=seed,
+                      threshold=threshold)
     if name in ("is_smmcts_rm", "is_smmcts_exp3"):
         return ISSMMCTSBot(game, player_id, selector=name.rpartition("_")[2], gamma=0.1,
                            iterations=None, time_limit=time_limit, seed=seed)

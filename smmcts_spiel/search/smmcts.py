@@ -69,11 +69,17 @@ def final_probabilities(counts, strategy_sums, final_strategy: str,
         kept = [max(0.0, (p - exploration / n) / (1.0 - exploration)) for p in probs]
         if sum(kept) > 0:
             probs = [k / sum(kept) for k in kept]
-    if threshold > 0.0:
-        cut = min(threshold, max(probs))
-        kept = [p if p >= cut else 0.0 for p in probs]
-        probs = [k / sum(kept) for k in kept]
-    return probs
+    return thresholded(probs, threshold)
+
+
+def thresholded(probs, threshold: float) -> list[float]:
+    """``probs`` without the actions below ``threshold`` (the most likely ones always
+    stay), renormalised: thresholding (Ganzfried & Sandholm 2012)."""
+    if threshold <= 0.0:
+        return list(probs)
+    cut = min(threshold, max(probs))
+    kept = [p if p >= cut else 0.0 for p in probs]
+    return [k / sum(kept) for k in kept]
 
 
 def check_threshold(threshold: float) -> float:
