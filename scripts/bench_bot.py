@@ -33,6 +33,7 @@ from open_spiel.python.algorithms import mcts
 from smmcts_spiel.bots import SMMCTSBot
 from smmcts_spiel.experiments import cli
 from smmcts_spiel.games import kernels
+from smmcts_spiel.search import information_sets
 
 _KERNEL_GAMES = flags.DEFINE_string(
     "kernel_games", "goofspiel(num_cards=6,points_order=descending,imp_info=False);"
@@ -70,14 +71,6 @@ def load(game_string: str) -> pyspiel.Game:
         return pyspiel.load_game(game_string)
     except pyspiel.SpielError as e:
         raise app.UsageError(f"cannot load game {game_string!r}: {e}", exitcode=2) from None
-
-
-def start_state(game: pyspiel.Game) -> pyspiel.State:
-    """The initial state, after the first chance outcome if chance moves first."""
-    state = game.new_initial_state()
-    while state.is_chance_node():
-        state.apply_action(state.chance_outcomes()[0][0])
-    return state
 
 
 def turn_based_start(turn_based: pyspiel.Game, history: list[int]) -> pyspiel.State:
@@ -120,7 +113,7 @@ def rates(game_string: str, with_cpp: bool) -> dict[str, float]:
     game = load(game_string)
     simultaneous = game.get_type().dynamics == pyspiel.GameType.Dynamics.SIMULTANEOUS
     turn_based = pyspiel.convert_to_turn_based(game) if simultaneous else game
-    state = start_state(game)
+    state = information_sets.first_decision_state(game)
     tb_state = turn_based_start(turn_based, state.history())
     n, n_py = _ITERATIONS.value, _PYTHON_ITERATIONS.value
     n_ours = n if with_cpp else n_py

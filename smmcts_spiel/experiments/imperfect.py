@@ -145,8 +145,9 @@ class OnlineSearcher:
         self.searches = 0
         self.search_seconds = 0.0
         self.search_iterations = 0
-        # Load the compiled information-set walk now, not in the first timed search.
-        information_sets.load_compiled_walk(self.scored)
+        if method == "is_smmcts_rm":  # the bots load it themselves; OOS has no world sampler
+            # Load the compiled information-set walk now, not in the first timed search.
+            information_sets.load_compiled_walk(self.scored)
         if method == "ismcts":
             self._bots = [ISMCTSBot(self.scored, p, simulations=iterations, time_limit=time_limit,
                                     uct_c=self.params["uct_c"], worlds="information_set",

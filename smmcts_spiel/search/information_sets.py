@@ -180,10 +180,16 @@ def load_compiled_walk(game: pyspiel.Game) -> None:
     search_game = check_sequential_search_game(game, "the information-set walk")
     if compiled_information_sets.kernel_of(search_game) is None:
         return
-    state = search_game.new_initial_state()
+    state = first_decision_state(search_game)
+    information_set(search_game, state, state.current_player(), compiled=True)
+
+
+def first_decision_state(game: pyspiel.Game) -> pyspiel.State:
+    """The initial state, after the first chance outcome(s) if chance moves first."""
+    state = game.new_initial_state()
     while state.is_chance_node():
         state.apply_action(state.chance_outcomes()[0][0])
-    information_set(search_game, state, state.current_player(), compiled=True)
+    return state
 
 
 def decision_states(start: pyspiel.Game | pyspiel.State):

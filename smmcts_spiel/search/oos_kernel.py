@@ -296,9 +296,7 @@ class KernelOutcomeSampling:
         rather than inside the first timed search; leaves no trace in the tables, the
         iteration count or the random state."""
         random_state = self._rng.bit_generator.state
-        first = self.search_game.new_initial_state()
-        while first.is_chance_node():
-            first.apply_action(first.chance_outcomes()[0][0])
+        first = information_sets.first_decision_state(self.search_game)
         self.target(first, first.current_player())
         self._iterate(1)
         self.key(first, first.current_player())
