@@ -53,7 +53,7 @@ ALGORITHMS = ("mc_nfsp", "nfsp", "own_nfsp")
 _ALGORITHMS = flags.DEFINE_list("algorithms", ["mc_nfsp", "nfsp"], ", ".join(ALGORITHMS))
 _SIMULATIONS = flags.DEFINE_integer("num_simulations", 32, "MC-NFSP's searches per move.",
                                     lower_bound=1)
-_SEED = flags.DEFINE_integer("seed", 0, "Seed of both learners.")
+_SEED = flags.DEFINE_integer("seed", 0, "Seed of both learners.", lower_bound=0)
 _OUT = flags.DEFINE_string("out", None, "Output path prefix [results/nfsp/nfsp_othello, "
                            "or docs/figures/nfsp_othello with --publish].")
 _PUBLISH = flags.DEFINE_bool("publish", False, "Write the committed results under docs/ "
