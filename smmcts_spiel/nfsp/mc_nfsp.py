@@ -26,6 +26,7 @@ import dataclasses
 import pickle
 import time
 from dataclasses import dataclass
+from typing import cast
 
 import jax
 import jax.numpy as jnp
@@ -123,12 +124,12 @@ class MCNFSP:
         br_net, avg_net = self.br_net, self.avg_net
 
         def br_loss(params, x, mask, pi, z):
-            logits, value = br_net.apply(params, x)
+            logits, value = cast(tuple[jax.Array, jax.Array], br_net.apply(params, x))
             logp = jax.nn.log_softmax(jnp.where(mask > 0, logits, -1e9))
             return jnp.mean((value - z) ** 2) - jnp.mean(jnp.sum(pi * logp, axis=-1))
 
         def avg_loss(params, x, mask, action):
-            logits = avg_net.apply(params, x)
+            logits = cast(jax.Array, avg_net.apply(params, x))
             logp = jax.nn.log_softmax(jnp.where(mask > 0, logits, -1e9))
             return -jnp.mean(jnp.take_along_axis(logp, action[:, None], axis=-1))
 
