@@ -10,7 +10,7 @@ per CPU second (the cost of the parallelism: messages, a learner process), and t
 speed-up over NFSP. On a machine with C free cores the speed-up is bounded by C times
 ANFSP's episodes per CPU second over NFSP's.
 
-  /work/bin/measure --cores 2 python scripts/bench_nfsp.py --game=leduc_poker --seconds=60
+  python scripts/bench_nfsp.py --game=leduc_poker --seconds=60   # both cores free
 
 Prints a table; --out writes it as JSON too.
 """

@@ -20,8 +20,8 @@ Resumable chunks of games under ``results_dir/games/``; writes ``moves.csv`` (on
 state) and ``summary.md`` (per bot and rule, per game with 95% intervals: loss against the
 equilibrium and against a best reply, the opponent's loss, the return estimated from the
 exact values, with the standard interval and the seat-stratified one, and the return the
-games gave). Timing-sensitive with ``--time_limit``: run
-through ``/work/bin/measure`` with ``--num_workers=1``.
+games gave). Timing-sensitive with ``--time_limit``: run on a quiet machine, pinned to one
+core (e.g. ``taskset -c 1``), with ``--num_workers=1``.
 """
 
 from __future__ import annotations

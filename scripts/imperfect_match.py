@@ -10,8 +10,8 @@ Tic-Tac-Toe.
   python scripts/imperfect_match.py --game=phantom_ttt
 
 A pair's seed depends on --seed and the two bot names only, so runs with other --bots
-reuse its finished games. Equal-time matches are timing-sensitive: run them through
-/work/bin/measure, in pieces with --max_new_jobs.
+reuse its finished games. Equal-time matches are timing-sensitive: run them on a quiet
+machine pinned to one core (e.g. ``taskset -c 1``), in pieces with --max_new_jobs.
 
 Writes <out>.csv (one row per pair: wins, draws, losses of bot A, mean return with its
 normal 95% interval, search iterations per game), <out>.png (mean return of the row bot

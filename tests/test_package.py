@@ -4,6 +4,7 @@ console scripts, one version, the license, and the type check."""
 import importlib
 import importlib.metadata
 import os
+import re
 import subprocess
 import sys
 import sysconfig
@@ -53,6 +54,31 @@ def test_one_version_source():
     assert importlib.metadata.version(DISTRIBUTION) == smmcts_spiel.__version__
     assert "version =" not in (ROOT / "pyproject.toml").read_text().split("[project]")[1].split(
         "\n[")[0], "the version lives in smmcts_spiel.__version__ only"
+
+
+# An absolute path of one machine: a home, a mount, a private tool folder.
+_MACHINE_PATH = re.compile(r"(?<![\w.:/-])/(?:work|home|Users|root|opt|mnt|srv|scratch|private)/"
+                           r"|\b[A-Z]:\\(?:Users|work)\\")
+
+
+def test_no_machine_local_paths_in_the_repository():
+    """Docs, scripts and code name commands and files any user has (relative paths, plain
+    ``python scripts/...``), never a path of the machine they were written on."""
+    listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True)
+    if listed.returncode != 0:
+        pytest.skip("not a git checkout: no list of the repository's files")
+    found = []
+    for name in listed.stdout.decode().split("\0"):
+        path = ROOT / name
+        if not name or not path.is_file():
+            continue
+        try:
+            text = path.read_text()
+        except UnicodeDecodeError:  # figures, arrays
+            continue
+        found += [f"{name}:{text.count(chr(10), 0, m.start()) + 1}: {m.group()}"
+                  for m in _MACHINE_PATH.finditer(text)]
+    assert not found, "machine-local paths:\n" + "\n".join(found)
 
 
 def test_license_is_the_apache_2_text():
