@@ -81,6 +81,28 @@ def test_no_machine_local_paths_in_the_repository():
     assert not found, "machine-local paths:\n" + "\n".join(found)
 
 
+def test_every_dependency_is_pinned_in_the_constraints_file():
+    """scripts/_venv.sh (and so CI) installs with constraints.txt: a dependency added to
+    pyproject.toml without its pin would float; a pin outside pyproject's range would fail."""
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    pins = {}
+    for line in (ROOT / "constraints.txt").read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            name, _, version = line.partition("==")
+            pins[canonicalize_name(name)] = version.strip()
+    problems = []
+    for text in importlib.metadata.requires(DISTRIBUTION) or []:
+        requirement = Requirement(text)
+        pinned = pins.get(canonicalize_name(requirement.name))
+        if pinned is None:
+            problems.append(f"{requirement.name} is not pinned")
+        elif not requirement.specifier.contains(pinned, prereleases=True):
+            problems.append(f"{requirement.name}=={pinned} is outside {requirement.specifier}")
+    assert not problems, ("regenerate constraints.txt (see its header): " + "; ".join(problems))
+
+
 def test_license_is_the_apache_2_text():
     text = (ROOT / "LICENSE").read_text()
     assert "Apache License" in text and "Version 2.0, January 2004" in text
@@ -160,3 +182,44 @@ def test_a_plain_pip_install_imports_and_plays(tmp_path):
     usage = subprocess.run([str(venv / "bin" / "smmcts-tournament"), "--no_such_flag=1"],
                            cwd=tmp_path, capture_output=True, text=True)
     assert usage.returncode == 2 and "no_such_flag" in usage.stderr, usage.stderr[-2000:]
+
+
+@pytest.mark.slow
+def test_the_demo_is_reproducible_and_names_its_result_files(tmp_path):
+    """Two runs of scripts/demo.py print the same table and write the same results."""
+    outputs = []
+    for run in ("first", "second"):
+        out = tmp_path / run
+        result = subprocess.run(
+            [sys.executable, str(ROOT / "scripts" / "demo.py"), "--num_games=4",
+             "--iterations=200", f"--results_dir={out}"],
+            cwd=tmp_path, capture_output=True, text=True, timeout=600)
+        assert result.returncode == 0, result.stderr[-3000:]
+        assert f"{out / 'results.csv'}" in result.stdout and f"{out / 'demo.png'}" in result.stdout
+        assert "compiling kernels, once" in result.stderr  # the progress bar
+        table = result.stdout.split("Time:")[0].replace(str(out), "<out>")
+        outputs.append((table, (out / "results.csv").read_text()))
+    assert outputs[0] == outputs[1]
+
+
+def test_a_missing_extra_is_named_in_one_line(monkeypatch):
+    from smmcts_spiel import extras
+
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib now fails
+    with pytest.raises(extras.MissingExtraError, match=r"needs the optional extra 'plot'.*"
+                       r"pip install 'smmcts-spiel\[plot\]'"):
+        with extras.required("plot", "the figure"):
+            import matplotlib  # noqa: F401
+    monkeypatch.setitem(sys.modules, "no_such_module_of_ours", None)
+    with pytest.raises(ModuleNotFoundError) as error:  # not an extra's module: a bug, as it is
+        with extras.required("plot", "the figure"):
+            import no_such_module_of_ours  # noqa: F401
+    assert not isinstance(error.value, extras.MissingExtraError)
+    script = ("import sys; sys.modules['jax'] = None\n"
+              "from smmcts_spiel import extras\n"
+              "with extras.script_needs('nfsp', 'scripts/x.py'):\n    import jax\n")
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines() == [
+        "scripts/x.py needs the optional extra 'nfsp' (missing module 'jax'): "
+        "pip install 'smmcts-spiel[nfsp]'"]
