@@ -35,7 +35,8 @@ _ITERATIONS = flags.DEFINE_integer("iterations", 1000, "Search iterations per mo
                                    "searching bots.", lower_bound=1)
 _NUM_GAMES = flags.DEFINE_integer("num_games", 50, "Games per pair (seats alternate).",
                                   lower_bound=2)
-_SEED = flags.DEFINE_integer("seed", 0, "Base seed of every bot and chance event.")
+_SEED = flags.DEFINE_integer("seed", 0, "Base seed of every bot and chance event.",
+                             lower_bound=0)
 _RESULTS_DIR = flags.DEFINE_string("results_dir", "results/demo", "Output folder.")
 
 
