@@ -210,6 +210,10 @@ class OthelloGame(pyspiel.Game):
 class OthelloState(pyspiel.State):
     """The board, the player to move, and (cached) that player's placing moves."""
 
+    board: tuple[int, ...]
+    player: int
+    _moves: list[int]
+
     def __init__(self, game: OthelloGame, opening: bool = True):
         super().__init__(game)
         self.n = game.board_size
