@@ -38,10 +38,16 @@ class ISSMMCTSBot(SearchBot):
                  time_limit: float | None = None, final_strategy: str = "empirical",
                  seed: int | None = None):
         super().__init__(game, player_id, iterations, time_limit, seed)
+        self.total_iterations = 0  # over all moves and games, for reports
         self._search = InformationSetSMMCTS(game, selector=selector, gamma=gamma, c=c,
                                             final_strategy=final_strategy,
                                             seed=self._rng.getrandbits(63))
         information_sets.load_compiled_walk(game)  # not in the first timed move
+
+    def restart_at(self, state: pyspiel.State) -> None:
+        """A new game (or a game resumed elsewhere): fresh trees."""
+        super().restart_at(state)
+        self.restart()
 
     def step_with_policy(self, state: pyspiel.State):
         """Search, then return (final strategy as (action, p) pairs, sampled action)."""
@@ -53,7 +59,7 @@ class ISSMMCTSBot(SearchBot):
         worlds = WorldSampler(self._game, state, self.player_id, self._rng)
         time_left = (None if self.time_limit is None
                      else max(self.time_limit - (time.perf_counter() - start), 1e-9))
-        self._search.run(worlds, self.iterations, time_left)
+        self.total_iterations += self._search.run(worlds, self.iterations, time_left)
         actions, probs = self._search.strategy(state, self.player_id)
         action = actions[sample_index(probs, self._rng.random())]
         return list(zip(actions, probs)), action
