@@ -34,7 +34,7 @@ import pyspiel
 
 from smmcts_spiel import checks
 from smmcts_spiel.games.kernels import information as kernels
-from smmcts_spiel.imperfect import compiled_information_sets, information_sets
+from smmcts_spiel.imperfect import compiled_information_sets, information_sets, key_table
 from smmcts_spiel.imperfect.oos import (
     OOSPolicy,
     OutcomeSampling,
@@ -49,46 +49,7 @@ _inlined = numba.njit(inline="always", error_model="numpy")
 _rm_probabilities = _inlined(selectors.regret_matching_probabilities)
 _sample_index = _inlined(selectors.sample_index)
 
-_EMPTY = -1  # an unused hash slot (information keys are >= 0)
 _CHECK_EVERY = 0.002  # seconds between clock checks under a time limit
-
-
-# ------------------------------------------------------------------------ hash table
-@numba.njit(inline="always")
-def _slot(key, mask):
-    h = np.uint64(key) * np.uint64(11400714819323198485)
-    return np.int64((h ^ (h >> np.uint64(29))) & np.uint64(mask))
-
-
-@numba.njit(cache=True)
-def _find(key, hash_keys, hash_nodes):
-    """The row of ``key``, or -1."""
-    mask = hash_keys.shape[0] - 1
-    s = _slot(key, mask)
-    while hash_keys[s] != _EMPTY:
-        if hash_keys[s] == key:
-            return hash_nodes[s]
-        s = (s + 1) & mask
-    return -1
-
-
-@numba.njit(cache=True)
-def _insert(key, node, hash_keys, hash_nodes):
-    mask = hash_keys.shape[0] - 1
-    s = _slot(key, mask)
-    while hash_keys[s] != _EMPTY:
-        s = (s + 1) & mask
-    hash_keys[s] = key
-    hash_nodes[s] = node
-
-
-@numba.njit(cache=True)
-def _rehash(node_keys, num_nodes, capacity):
-    hash_keys = np.full(capacity, _EMPTY, np.int64)
-    hash_nodes = np.zeros(capacity, np.int64)
-    for node in range(num_nodes):
-        _insert(node_keys[node], node, hash_keys, hash_nodes)
-    return hash_keys, hash_nodes
 
 
 # ------------------------------------------------------------------------ sampling
@@ -197,7 +158,7 @@ def _run(iterations, first_iteration, code, root, params, data, delta, epsilon, 
                 node = -1
                 if in_tree:
                     key = kernels.information_key(code, state, params, data, mover)
-                    node = _find(key, hash_keys, hash_nodes)
+                    node = key_table.find(key, hash_keys, hash_nodes)
                     if node < 0:
                         node = counters[0]
                         counters[0] += 1
@@ -206,7 +167,7 @@ def _run(iterations, first_iteration, code, root, params, data, delta, epsilon, 
                         for k in range(n):
                             regrets[node, k] = 0.0
                             sums[node, k] = 0.0
-                        _insert(key, node, hash_keys, hash_nodes)
+                        key_table.insert(key, node, hash_keys, hash_nodes)
                         in_tree = False  # the playout starts below the node just added
                 sigma = path_sigma[depth]
                 if node >= 0:
@@ -291,7 +252,7 @@ def _mean_reach(code, root, params, data, histories, lengths, count, sums, num_a
                         reach = reach * probs[k]
             else:
                 n = kernels.legal_actions(code, state, params, data, mover, actions)
-                row = _find(kernels.information_key(code, state, params, data, mover),
+                row = key_table.find(kernels.information_key(code, state, params, data, mover),
                             hash_keys, hash_nodes)
                 mass = 0.0
                 if row >= 0:
@@ -361,8 +322,7 @@ class KernelOutcomeSampling:
         self.num_actions = np.zeros(1024, np.int64)
         self.node_keys = np.zeros(1024, np.int64)
         self.counters = np.zeros(1, np.int64)
-        self.hash_keys = np.full(2048, _EMPTY, np.int64)
-        self.hash_nodes = np.zeros(2048, np.int64)
+        self.hash_keys, self.hash_nodes = key_table.empty_table()
         self.iterations = 0
         self._target = None
         self.weight = 1.0
@@ -377,20 +337,13 @@ class KernelOutcomeSampling:
         need = self.num_nodes + new_nodes
         rows = self.regrets.shape[0]
         if need > rows:
-            rows = max(need, 2 * rows)
-            used = self.num_nodes
-
-            def enlarged(array):
-                bigger = np.zeros((rows,) + array.shape[1:], array.dtype)
-                bigger[:used] = array[:used]
-                return bigger
-            self.regrets, self.sums = enlarged(self.regrets), enlarged(self.sums)
-            self.num_actions, self.node_keys = enlarged(self.num_actions), enlarged(self.node_keys)
-        capacity = self.hash_keys.shape[0]
-        if 2 * need > capacity:
-            while 2 * need > capacity:
-                capacity *= 2
-            self.hash_keys, self.hash_nodes = _rehash(self.node_keys, self.num_nodes, capacity)
+            rows, used = max(need, 2 * rows), self.num_nodes
+            for name in ("regrets", "sums", "num_actions", "node_keys"):
+                setattr(self, name, key_table.enlarged(getattr(self, name), rows, used))
+        capacity = key_table.capacity_for(need, self.hash_keys.shape[0])
+        if capacity > self.hash_keys.shape[0]:
+            self.hash_keys, self.hash_nodes = key_table.rehash(self.node_keys, self.num_nodes,
+                                                               capacity)
 
     def reseed(self, seed: int | None) -> None:
         """Draw the following iterations from a fresh generator seeded with ``seed``."""
@@ -501,7 +454,7 @@ class KernelOutcomeSampling:
 
     def row(self, state: pyspiel.State, player: int) -> int:
         """The table row of ``player``'s information set at ``state``, or -1."""
-        return int(_find(self.key(state, player), self.hash_keys, self.hash_nodes))
+        return int(key_table.find(self.key(state, player), self.hash_keys, self.hash_nodes))
 
     def average_strategy(self, state: pyspiel.State, player: int | None = None):
         """(actions, average strategy) at ``state`` of ``search_game``; uniform off-tree."""
