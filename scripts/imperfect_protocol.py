@@ -1,0 +1,98 @@
+"""The head-to-head protocol of Lisy, Lanctot, Bowling (AAMAS 2015), on the rated tournament
+runner: our imperfect-information bots against OpenSpiel's ISMCTS and a random player.
+
+Settings (--setting):
+
+  gs6_descending  II-Goofspiel(6) as the paper's experiments played it: point cards in a
+                  fixed, descending order (the paper's text says increasing, 0..N-1; the
+                  runs behind its figures, ``IIGS_1_6``, used GTLibrary's GSGameInfo with
+                  seed 1, which reverses the order: N-1..0), win/loss returns; OpenSpiel's
+                  cards are 1..N instead of 0..N-1;
+  gs6_random      the same with the point order dealt at random;
+  phantom_ttt     OpenSpiel's Phantom Tic-Tac-Toe;
+  leduc_poker     OpenSpiel's Leduc poker (the paper's larger poker is Generic Poker).
+
+A gauntlet (``scripts/tournament.py --opponents``): every bot of --bots plays every
+opponent of --opponents, both seats, --num_games games per ordered pair (so 2 x
+--num_games per pair; the paper's tables: at least 500 games per cell), --time_limit
+seconds per move for every searching bot. Fresh bots for every game (one search per
+game, kept between its moves). The runner is resumable (finished chunks of games stay in
+--results_dir); writes games.csv, pairs.csv (mean return with its 95% interval), ratings
+(Elo) and tournament.md there.
+
+  python scripts/imperfect_protocol.py --setting=gs6_descending --time_limit=0.1
+  python scripts/imperfect_protocol.py --setting=gs6_descending --time_limit=1 \\
+      --bots="oos" --opponents="ismcts"
+
+Timing-sensitive: run it on a quiet machine, one process pinned to a core (e.g.
+``taskset -c 1``); interrupting it (Ctrl-C, SIGTERM) keeps every finished chunk.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+from absl import app, flags
+
+from smmcts_spiel.experiments import cli
+
+#: Protocol settings -> game string.
+SETTINGS = {
+    "gs6_descending": "goofspiel(num_cards=6,imp_info=True,points_order=descending)",
+    "gs6_random": "goofspiel(num_cards=6,imp_info=True,points_order=random)",
+    "phantom_ttt": "phantom_ttt",
+    "leduc_poker": "leduc_poker",
+}
+#: Our bots, as chosen by measurement (docs/imperfect_information.md): OOS with its
+#: defaults and with the paper's settings, information-set SM-MCTS.
+BOTS = "oos;oos(preset=paper);is_smmcts"
+OPPONENTS = "ismcts;random"
+
+_SETTING = flags.DEFINE_enum("setting", "gs6_descending", list(SETTINGS), "Which game.")
+_TIME_LIMIT = flags.DEFINE_float("time_limit", 0.1, "Seconds per move of every searching bot.")
+_BOTS = flags.DEFINE_string("bots", BOTS, "Semicolon-separated bot specs (ours).")
+_OPPONENTS = flags.DEFINE_string("opponents", OPPONENTS, "Semicolon-separated opponents.")
+_NUM_GAMES = flags.DEFINE_integer("num_games", 200, "Games per ordered pair (x2 per pair).",
+                                  lower_bound=1)
+_CHUNK = flags.DEFINE_integer("chunk", 10, "Games per resumable job.", lower_bound=1)
+_SEED = cli.define_seed("Base seed of every game.")
+_RESULTS_DIR = flags.DEFINE_string("results_dir", None, "Output directory (default: "
+                                   "results/imperfect_protocol/<setting>_<time_limit>s).")
+_PUBLISH = cli.define_publish("into docs/ or data/")
+_DRY_RUN = flags.DEFINE_bool("dry_run", False, "Print the tournament command, run nothing.")
+flags.register_validator("time_limit", cli.positive_finite,
+                         "--time_limit must be a positive, finite number of seconds")
+
+
+def tournament_command(setting: str, time_limit: float, bots: str, opponents: str,
+                       num_games: int, chunk: int, seed: int, results_dir: str,
+                       publish: bool) -> list[str]:
+    """The ``scripts/tournament.py`` command line of one setting of the protocol."""
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tournament.py")
+    return [sys.executable, script, f"--games={SETTINGS[setting]}", f"--bots={bots}",
+            f"--opponents={opponents}", f"--time_limit={time_limit:g}",
+            f"--num_games={num_games}", f"--chunk={chunk}", f"--seed={seed}",
+            "--backend=serial", f"--results_dir={results_dir}",
+            *(["--publish"] if publish else [])]
+
+
+def main(argv):
+    results_dir = _RESULTS_DIR.value or os.path.join(
+        "results", "imperfect_protocol", f"{_SETTING.value}_{_TIME_LIMIT.value:g}s")
+    command = tournament_command(_SETTING.value, _TIME_LIMIT.value, _BOTS.value,
+                                 _OPPONENTS.value, _NUM_GAMES.value, _CHUNK.value,
+                                 _SEED.value, results_dir, _PUBLISH.value)
+    print(" ".join(command[1:]), flush=True)
+    if _DRY_RUN.value:
+        return
+    status = subprocess.run(command).returncode
+    if status == 2:
+        raise app.UsageError("the tournament runner refused the protocol's command (above)",
+                             exitcode=2)
+    sys.exit(status)
+
+
+if __name__ == "__main__":
+    cli.run(main)
