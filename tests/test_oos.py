@@ -42,6 +42,40 @@ def test_targeted_search_still_converges_and_plays_the_dominant_bet():
     assert search.average_strategy(state, 1)[1][1] > 0.99
 
 
+def kuhn_first_decisions(players=(0, 1)):
+    """Each player's first decision after every deal (player 1's after each first action)."""
+    targets = {}
+    for state, _ in information_sets.decision_states(KUHN):
+        player = state.current_player()
+        if player in players and len(state.history()) == 2 + player:
+            targets.setdefault(state.information_state_string(), state)
+    return list(targets.values())
+
+
+def kuhn_nash_conv_after_targeted_search(state, seed, iterations=30_000):
+    bot = OOSBot(KUHN, state.current_player(), iterations=iterations, seed=seed)
+    bot.step(state)
+    return exploitability.nash_conv(KUHN, bot.policy())
+
+
+def test_kuhn_nash_conv_after_30000_targeted_iterations_from_a_deal_is_below_01():
+    # Issue 24's target with the bot's defaults: the opening decision (player 1 holds the
+    # king), mean of 4 seeds. delta=0.9 leaves the rest of the game 10% of the samples:
+    # 0.10-0.13 (docs/imperfect_information.md).
+    (state,) = [s for s in kuhn_first_decisions((0,)) if s.history()[0] == 2]
+    assert np.mean([kuhn_nash_conv_after_targeted_search(state, seed)
+                    for seed in range(4)]) < 0.1
+
+
+@pytest.mark.slow
+def test_kuhn_nash_conv_after_30000_targeted_iterations_from_any_deal_is_below_01():
+    states = kuhn_first_decisions()
+    assert len(states) == 9  # player 1's three cards, player 2's three after each action
+    for state in states:
+        values = [kuhn_nash_conv_after_targeted_search(state, seed) for seed in range(6)]
+        assert np.mean(values) < 0.1, (state.history(), values)
+
+
 def test_targeted_iterations_only_sample_histories_through_the_target():
     state = KUHN.new_initial_state()
     for action in (2, 0, 1):
@@ -139,16 +173,16 @@ def test_second_mover_of_a_simultaneous_round_targets_every_hidden_first_move():
 
 def test_a_thresholded_bot_plays_only_its_likely_actions_and_exports_what_converges():
     # Same seed, same search: the thresholded bot plays its final strategy without the
-    # actions below 0.3, renormalised, and policy() still exports the average strategy.
+    # actions below 0.5, renormalised, and policy() still exports the average strategy.
     state = KUHN.new_initial_state()
     for action in (0, 2):  # player 0 holds the jack
         state.apply_action(action)
     plain = OOSBot(KUHN, 0, iterations=40, seed=5)
-    cut = OOSBot(KUHN, 0, iterations=40, seed=5, threshold=0.3)
+    cut = OOSBot(KUHN, 0, iterations=40, seed=5, threshold=0.5)
     (a_plain, p_plain), (a_cut, p_cut) = (zip(*bot.step_with_policy(state)[0])
                                           for bot in (plain, cut))
-    assert a_plain == a_cut and min(p_plain) < 0.3 < max(p_plain)  # a mixed strategy
-    kept = [p if p >= 0.3 else 0.0 for p in p_plain]
+    assert a_plain == a_cut and min(p_plain) < 0.5 < max(p_plain)  # a mixed strategy
+    kept = [p if p >= 0.5 else 0.0 for p in p_plain]
     assert p_cut == pytest.approx([p / sum(kept) for p in kept])
     assert cut.policy().action_probabilities(state) == pytest.approx(
         plain.policy().action_probabilities(state))

@@ -49,6 +49,7 @@ ROOT_METHODS = ("oos_root", "os_mccfr")
 #: current strategy, less targeting). ``online_point(..., params=...)`` overrides them.
 ONLINE_METHODS = {
     "oos": oos.preset_settings("default"),
+    "oos_average": oos.preset_settings("default", final_strategy="average"),
     "oos_paper": oos.preset_settings("paper"),
     "oos_gamma": dict(delta=0.9, epsilon=0.6, gamma=0.01, weighting=False,
                       final_strategy="average"),
@@ -58,6 +59,8 @@ ONLINE_METHODS = {
                         final_strategy="average"),
     "ismcts": dict(uct_c=2.0, final_policy="normalized_visits"),
     "is_smmcts_rm": dict(selector="rm", gamma=0.1, final_strategy="empirical"),
+    "is_smmcts": dict(selector="exp3", gamma=0.1,  # ISSMMCTSBot's defaults
+                      final_strategy="empirical_no_exploration"),
 }
 METHODS = ROOT_METHODS + tuple(ONLINE_METHODS)
 BUDGET_KINDS = ("iterations", "seconds")
@@ -153,7 +156,7 @@ class OnlineSearcher:
         # scored turn-based states too), else over the scored game's pyspiel states.
         self._searched = (self.game if information_kernel_for(self.game) is not None
                           else self.scored)
-        if method == "is_smmcts_rm":  # the bots load it themselves; OOS has no world sampler
+        if method.startswith("is_smmcts"):  # the bots load it themselves; OOS has no worlds
             # Load the compiled information-set walk now, not in the first timed search.
             information_sets.load_compiled_walk(self.scored)
         if method == "ismcts":
@@ -168,7 +171,7 @@ class OnlineSearcher:
             # The compiled engine loads its code when built, not in the first timed search.
             return outcome_sampling(self.game, delta=p["delta"], epsilon=p["epsilon"],
                                     gamma=p["gamma"], weighting=p["weighting"], seed=self.seed)
-        if self.method == "is_smmcts_rm":
+        if self.method.startswith("is_smmcts"):
             p = self.params
             return information_set_smmcts(self._searched, selector=p["selector"],
                                           gamma=p["gamma"], final_strategy=p["final_strategy"],
@@ -191,7 +194,7 @@ class OnlineSearcher:
             self.search_iterations += memory.run(self.iterations, left)
             actions, probs = memory.strategy(state, player, self.params["final_strategy"])
             policy = list(zip(actions, probs))
-        elif self.method == "is_smmcts_rm":
+        elif self.method.startswith("is_smmcts"):
             memory.reseed(key_seed)
             worlds = memory.worlds(state, player)
             left = None if self.time_limit is None else max(
