@@ -23,6 +23,12 @@ game, kept between its moves). The runner is resumable (finished chunks of games
   python scripts/imperfect_protocol.py --setting=gs6_descending --time_limit=0.1
   python scripts/imperfect_protocol.py --setting=gs6_descending --time_limit=1 \\
       --bots="oos" --opponents="ismcts"
+  python scripts/imperfect_protocol.py --summarize=results/imperfect_protocol \\
+      --out=results/imperfect_protocol/summary
+
+--summarize plays nothing: it gathers the pairs.csv of every run below the folder into
+<out>.csv (setting, time per move, bot, opponent, games, mean return of the bot with its 95%
+interval, wins / draws / losses) and <out>.png (the means with their intervals).
 
 Timing-sensitive: run it on a quiet machine, one process pinned to a core (e.g.
 ``taskset -c 1``); interrupting it (Ctrl-C, SIGTERM) keeps every finished chunk.
@@ -30,13 +36,16 @@ Timing-sensitive: run it on a quiet machine, one process pinned to a core (e.g.
 
 from __future__ import annotations
 
+import csv
+import glob
 import os
 import subprocess
 import sys
 
 from absl import app, flags
 
-from smmcts_spiel.experiments import cli
+from smmcts_spiel import experiments
+from smmcts_spiel.experiments import cli, outputs
 
 #: Protocol settings -> game string.
 SETTINGS = {
@@ -62,6 +71,10 @@ _RESULTS_DIR = flags.DEFINE_string("results_dir", None, "Output directory (defau
                                    "results/imperfect_protocol/<setting>_<time_limit>s).")
 _PUBLISH = cli.define_publish("into docs/ or data/")
 _DRY_RUN = flags.DEFINE_bool("dry_run", False, "Print the tournament command, run nothing.")
+_SUMMARIZE = flags.DEFINE_string("summarize", None, "Play nothing: summarise the runs below "
+                                 "this folder (each a --results_dir of this script).")
+_OUT = flags.DEFINE_string("out", None, "Output prefix of --summarize (default: "
+                           "<folder>/summary).")
 flags.register_validator("time_limit", cli.positive_finite,
                          "--time_limit must be a positive, finite number of seconds")
 
@@ -78,7 +91,89 @@ def tournament_command(setting: str, time_limit: float, bots: str, opponents: st
             *(["--publish"] if publish else [])]
 
 
+def summary_rows(folder: str) -> list[dict]:
+    """One row per (run, bot, opponent) of the tournaments below ``folder``."""
+    names = {game: name for name, game in SETTINGS.items()}
+    rows = []
+    for path in sorted(glob.glob(os.path.join(folder, "**", "pairs.csv"), recursive=True)):
+        params = outputs.read_json_object(os.path.join(os.path.dirname(path),
+                                                           "params.json"))
+        ours = params["bots"][:len(params["bots"]) - params["opponents"]]
+        with open(path, newline="") as f:
+            for r in csv.DictReader(f):
+                if r["bot_a"] not in ours or r["bot_b"] in ours:
+                    continue
+                rows.append({"setting": names.get(r["game"], r["game"]),
+                             "time_limit": params["time_limit"],
+                             "bot": r["bot_a"].replace(f",time_limit={params['time_limit']:g}",
+                                                       "").replace(
+                                 f"(time_limit={params['time_limit']:g})", ""),
+                             "opponent": r["bot_b"].split("(")[0], "games": int(r["games"]),
+                             "mean": float(r["mean_a"]), "ci95": float(r["ci95"]),
+                             "wins": int(r["wins_a"]), "draws": int(r["draws"]),
+                             "losses": int(r["losses_a"])})
+    return rows
+
+
+def plot_summary(rows: list[dict], path: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    panels = sorted({(r["opponent"], r["time_limit"]) for r in rows})
+    fig, axes = plt.subplots(1, len(panels), figsize=(5.5 * len(panels), 4.2), squeeze=False)
+    for ax, (opponent, time_limit) in zip(axes[0], panels):
+        cell = [r for r in rows if (r["opponent"], r["time_limit"]) == (opponent, time_limit)]
+        settings = sorted({r["setting"] for r in cell}, key=list(SETTINGS).index)
+        bots = sorted({r["bot"] for r in cell})
+        width = 0.8 / len(bots)
+        for k, bot in enumerate(bots):
+            xs, ys, es = [], [], []
+            for i, setting in enumerate(settings):
+                for r in cell:
+                    if (r["setting"], r["bot"]) == (setting, bot):
+                        xs.append(i + (k - (len(bots) - 1) / 2) * width)
+                        ys.append(r["mean"])
+                        es.append(r["ci95"])
+            ax.bar(xs, ys, width, yerr=es, capsize=3, label=bot)
+        ax.axhline(0, color="black", lw=0.5)
+        ax.set_xticks(range(len(settings)), settings, rotation=15, fontsize=8)
+        ax.set_ylabel("mean return of our bot (95% interval)")
+        ax.set_title(f"against {opponent}, {time_limit:g} s per move", fontsize=9)
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def summarize(folder: str) -> None:
+    out = _OUT.value or os.path.join(folder, "summary")
+    try:
+        experiments.check_output([out], publish=_PUBLISH.value)
+        rows = summary_rows(folder)
+    except (ValueError, KeyError) as e:
+        raise app.UsageError(f"--summarize={folder}: {e}", exitcode=2) from None
+    if not rows:
+        raise app.UsageError(f"--summarize={folder}: no finished protocol run below it",
+                             exitcode=2)
+    os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
+    with open(out + ".csv", "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    plot_summary(rows, out + ".png")
+    for r in rows:
+        print(f"{r['setting']:<15} {r['time_limit']:>4g} s  {r['bot']:<22} vs "
+              f"{r['opponent']:<7} {r['mean']:+.3f} +- {r['ci95']:.3f}  "
+              f"({r['wins']}/{r['draws']}/{r['losses']}, {r['games']} games)")
+    print(f"wrote {out}.csv/.png")
+
+
 def main(argv):
+    if _SUMMARIZE.value is not None:
+        summarize(_SUMMARIZE.value)
+        return
     results_dir = _RESULTS_DIR.value or os.path.join(
         "results", "imperfect_protocol", f"{_SETTING.value}_{_TIME_LIMIT.value:g}s")
     command = tournament_command(_SETTING.value, _TIME_LIMIT.value, _BOTS.value,
