@@ -31,6 +31,7 @@ from __future__ import annotations
 import copy
 import time
 import zlib
+from typing import Any
 
 import numpy as np
 import pyspiel
@@ -47,7 +48,7 @@ ROOT_METHODS = ("oos_root", "os_mccfr")
 #: Online methods and their parameters (OOS: the bot's default preset, the paper's, then
 #: the issue-14 remedies one at a time: exploration in regret matching, playing the
 #: current strategy, less targeting). ``online_point(..., params=...)`` overrides them.
-ONLINE_METHODS = {
+ONLINE_METHODS: dict[str, dict[str, Any]] = {
     "oos": oos.preset_settings("default"),
     "oos_average": oos.preset_settings("default", final_strategy="average"),
     "oos_paper": oos.preset_settings("paper"),
