@@ -36,7 +36,7 @@ _GAMES = flags.DEFINE_list("games", ["kuhn_poker", "leduc_poker",
 _SECONDS = flags.DEFINE_float("seconds", 2.0, "Seconds timed per row.", lower_bound=0.01)
 _DEPTH = flags.DEFINE_integer("depth", 2, "Actions before the searched decision.",
                               lower_bound=0)
-_SEED = flags.DEFINE_integer("seed", 0, "Seed of every generator.")
+_SEED = cli.define_seed("Seed of every generator.")
 
 
 def decision(game: pyspiel.Game, rng: np.random.Generator) -> tuple[pyspiel.State, int]:

@@ -66,6 +66,9 @@ _OPPONENTS = flags.DEFINE_string("opponents", OPPONENTS, "Semicolon-separated op
 _NUM_GAMES = flags.DEFINE_integer("num_games", 200, "Games per ordered pair (x2 per pair).",
                                   lower_bound=1)
 _CHUNK = flags.DEFINE_integer("chunk", 10, "Games per resumable job.", lower_bound=1)
+_NUM_WORKERS = flags.DEFINE_integer("num_workers", 1, "Games played at once, each in a process "
+                                    "of its own (give each a core of its own).",
+                                    lower_bound=1)
 _SEED = cli.define_seed("Base seed of every game.")
 _RESULTS_DIR = flags.DEFINE_string("results_dir", None, "Output directory (default: "
                                    "results/imperfect_protocol/<setting>_<time_limit>s).")
@@ -81,13 +84,15 @@ flags.register_validator("time_limit", cli.positive_finite,
 
 def tournament_command(setting: str, time_limit: float, bots: str, opponents: str,
                        num_games: int, chunk: int, seed: int, results_dir: str,
-                       publish: bool) -> list[str]:
+                       publish: bool, num_workers: int = 1) -> list[str]:
     """The ``scripts/tournament.py`` command line of one setting of the protocol."""
     script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tournament.py")
     return [sys.executable, script, f"--games={SETTINGS[setting]}", f"--bots={bots}",
             f"--opponents={opponents}", f"--time_limit={time_limit:g}",
             f"--num_games={num_games}", f"--chunk={chunk}", f"--seed={seed}",
-            "--backend=serial", f"--results_dir={results_dir}",
+            *(["--backend=serial"] if num_workers == 1 else
+              ["--backend=process", f"--num_workers={num_workers}"]),
+            f"--results_dir={results_dir}",
             *(["--publish"] if publish else [])]
 
 
@@ -178,7 +183,7 @@ def main(argv):
         "results", "imperfect_protocol", f"{_SETTING.value}_{_TIME_LIMIT.value:g}s")
     command = tournament_command(_SETTING.value, _TIME_LIMIT.value, _BOTS.value,
                                  _OPPONENTS.value, _NUM_GAMES.value, _CHUNK.value,
-                                 _SEED.value, results_dir, _PUBLISH.value)
+                                 _SEED.value, results_dir, _PUBLISH.value, _NUM_WORKERS.value)
     print(" ".join(command[1:]), flush=True)
     if _DRY_RUN.value:
         return

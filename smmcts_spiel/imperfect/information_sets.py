@@ -251,6 +251,9 @@ class WorldSampler:
         self._rng = rng
 
     def __call__(self, state=None, player=None) -> pyspiel.State:
+        if self._rng is None:
+            raise ValueError("this WorldSampler has no generator: give it rng= to call it, "
+                             "or draw worlds with draw(u)")
         return self.draw(self._rng.random())
 
     def draw(self, u: float) -> pyspiel.State:

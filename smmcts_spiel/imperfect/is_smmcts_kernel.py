@@ -195,11 +195,12 @@ class KernelInformationSetSMMCTS:
             self.gamma, self.c = selectors.check_gamma(gamma), float(c)
         self.final_strategy = check_final_strategy(final_strategy)
         self.game = game
-        self.kernel = kernels.information_kernel_for(game)
-        if self.kernel is None:
+        kernel = kernels.information_kernel_for(game)
+        if kernel is None:
             raise ValueError(f"{game} has no information kernel "
                              "(smmcts_spiel.games.kernels.information); use the Python engine "
                              "(InformationSetSMMCTS) for it")
+        self.kernel = kernel
         self._low, self._scale = reward_scale(game)
         self._rng = np.random.default_rng(seed)
         self._root = self.kernel.initial_state()
@@ -273,6 +274,7 @@ class KernelInformationSetSMMCTS:
         in chunks sized so that the clock is read about every 2 ms."""
         iterations, time_limit = checks.check_budget(iterations, time_limit)
         if time_limit is None:
+            assert iterations is not None  # check_budget: at least one budget
             done = 0
             while done < iterations:
                 n = min(1 << 14, iterations - done)

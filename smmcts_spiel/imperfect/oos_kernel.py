@@ -293,7 +293,8 @@ class KernelOutcomeSampling:
         self._rng = np.random.default_rng(seed)
         self._root = self.kernel.initial_state()
         self.iterations = 0
-        self._target = None  # (state, player, trie, trie_open) of the target
+        # (state, player, trie, trie_open) of the target
+        self._target: tuple | None = None
         self.weight = 1.0  # w_T of the current target
         self._no_trie = np.full((1, self.kernel.num_action_ids), -1, np.int64)
         self._no_trie_open = np.zeros(1, np.bool_)
