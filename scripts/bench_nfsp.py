@@ -18,12 +18,14 @@ Prints a table; --out writes it as JSON too.
 from __future__ import annotations
 
 import json
+import os
 import time
 
 import jax
 import numpy as np
 from absl import app, flags
 
+from smmcts_spiel import experiments
 from smmcts_spiel.experiments import cli
 from smmcts_spiel.nfsp.anfsp import ANFSP, ANFSPConfig
 from smmcts_spiel.nfsp.openspiel_nfsp import NFSPConfig, OpenSpielNFSP
@@ -34,6 +36,7 @@ _SECONDS = flags.DEFINE_float("seconds", 30.0, "Wall time of each throughput run
                               lower_bound=1)
 _NUM_ACTORS = flags.DEFINE_list("num_actors", ["1", "2"], "ANFSP's actor counts to run.")
 _OUT = flags.DEFINE_string("out", None, "Also write the results as JSON here.")
+_PUBLISH = cli.define_publish("--out into docs/ or data/")
 
 
 def _cpu_us(f, n: int) -> float:
@@ -103,6 +106,12 @@ def main(argv):
         raise app.UsageError(f"--num_actors: integers, got {_NUM_ACTORS.value}") from None
     if any(k < 1 for k in actor_counts):
         raise app.UsageError(f"--num_actors: at least 1, got {actor_counts}")
+    if _OUT.value:
+        try:
+            experiments.check_output([_OUT.value], publish=_PUBLISH.value)
+            experiments.outputs.make_dir(os.path.dirname(_OUT.value) or ".", "folder of --out")
+        except ValueError as e:
+            raise app.UsageError(str(e)) from None
     result = {"game": _GAME.value, "profile": profile(_GAME.value)}
     print(f"profile on {_GAME.value} (CPU microseconds):")
     for name, value in result["profile"].items():
