@@ -1,6 +1,7 @@
 """The import rule of docs/architecture.md: layers, arrows pointing down, no private names.
 
-{checks, reports} <- trees <- games <- {search, exact} <- imperfect <- bots <- {match, experiments, ...}.
+{checks, reports} <- trees <- games <- {search, exact} <- imperfect <- bots <- {match,
+experiments, ...}.
 A module may import from its own subpackage and from lower layers; ``search`` and ``exact``
 do not import each other; ``imperfect`` builds on ``search``'s selectors, never the
 reverse; nothing imports another module's (or OpenSpiel's) private names.
