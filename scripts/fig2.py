@@ -21,7 +21,6 @@ import csv
 import os
 import time
 
-import numpy as np
 from absl import app, flags, logging
 
 from smmcts_spiel import experiments
@@ -80,13 +79,8 @@ def plot(rows: list[dict], path: str) -> None:
     def draw(ax, depth, branching, gamma):
         name = setting_name(depth, branching, gamma)
         for method in _METHODS.value:
-            pts = [r for r in rows if r["setting"] == name and r["method"] == method]
-            mean = np.array([r["mean_e1"] for r in pts])
-            err = np.array([r["standard_error"] for r in pts])
-            color, style = plots.selector_style(method)
-            plots.curve(ax, [r["t"] for r in pts], mean, mean - err, mean + err,
-                        label=plots.selector_label(method), color=color, style=style,
-                        alpha=0.25)
+            plots.exploitability_curve(ax, [r for r in rows if r["setting"] == name
+                                            and r["method"] == method], method, alpha=0.25)
         plots.log_axes(ax)
 
     with plots.saved_figure(path, (10, 11)) as fig:

@@ -334,12 +334,8 @@ def plot(rows, floors, games, path) -> None:
         axes = fig.subplots(1, len(games), sharey=True, squeeze=False)[0]
         for ax, (name, root) in zip(axes, games.items()):
             for method in _CURVE_METHODS.value:
-                pts = [r for r in rows if r["game"] == name and r["method"] == method]
-                mean = np.array([r["mean_e1"] for r in pts])
-                err = np.array([r["standard_error"] for r in pts])
-                color, style = plots.selector_style(method)
-                plots.curve(ax, [r["t"] for r in pts], mean, mean - err, mean + err,
-                            label=plots.selector_label(method), color=color, style=style)
+                plots.exploitability_curve(ax, [r for r in rows if r["game"] == name
+                                                and r["method"] == method], method)
             floor = floors[name]["mixed_equilibrium"]
             ax.axhline(floor, color="gray", linestyle=":",
                        label=f"floor {floor:.4f} (paper {paper_floor(name)})")

@@ -75,14 +75,11 @@ def plot(rows, floors, codes, path) -> None:
         for ax, code in zip(axes, codes):
             for method in _METHODS.value:
                 for schedule in _SCHEDULES.value:
-                    pts = [r for r in rows if r["code"] == code and r["method"] == method
-                           and r["schedule"] == schedule]
-                    mean = np.array([r["mean_e1"] for r in pts])
-                    err = np.array([r["standard_error"] for r in pts])
-                    plots.curve(ax, [r["t"] for r in pts], mean, mean - err, mean + err,
-                                label=f"{plots.selector_label(method)} {schedule}",
-                                color=plots.selector_style(method)[0],
-                                style="-" if schedule == "constant" else ":", alpha=0.15)
+                    plots.exploitability_curve(
+                        ax, [r for r in rows if r["code"] == code and r["method"] == method
+                             and r["schedule"] == schedule], method,
+                        label=f"{plots.selector_label(method)} {schedule}",
+                        style="-" if schedule == "constant" else ":", alpha=0.15)
             ax.axhline(floors[code]["mixed_equilibrium"], color="gray", linestyle="--",
                        label=f"floor γ={_GAMMA.value:g}: "
                              f"{floors[code]['mixed_equilibrium']:.4f}")

@@ -59,6 +59,18 @@ def curve(ax, x: Sequence[float], mean: Sequence[float], low: Sequence[float] | 
     return line
 
 
+def exploitability_curve(ax, points: Sequence[Mapping], method: str, label: str | None = None,
+                         style: str | None = None, alpha: float = 0.2) -> Any:
+    """A selector's mean exploitability against iterations with a +-1 standard error band,
+    from the rows of a convergence CSV (``t``, ``mean_e1``, ``standard_error``)."""
+    mean = np.array([p["mean_e1"] for p in points], dtype=float)
+    error = np.array([p["standard_error"] for p in points], dtype=float)
+    color, default_style = selector_style(method)
+    return curve(ax, [p["t"] for p in points], mean, mean - error, mean + error,
+                 label=label or selector_label(method), color=color,
+                 style=style or default_style, alpha=alpha)
+
+
 def log_axes(ax, grid_alpha: float = 0.3) -> None:
     """Log-log axes with a light major grid (convergence curves)."""
     ax.set_xscale("log")
