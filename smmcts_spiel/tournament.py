@@ -58,11 +58,12 @@ def read_games_csv(path: str | os.PathLike) -> list[dict]:
     for line, row in enumerate(rows, 2):
         for column in ("return_first", "return_second"):
             try:
-                row[column] = float(row[column])
+                value = float(row[column])
             except (TypeError, ValueError):
                 raise ValueError(f"{os.fspath(path)}, line {line}: {column} "
                                  f"{row[column]!r} is not a number") from None
-            if not math.isfinite(row[column]):
+            row[column] = value
+            if not math.isfinite(value):
                 raise ValueError(f"{os.fspath(path)}, line {line}: {column} is not finite")
     return rows
 
@@ -218,7 +219,8 @@ def write_ratings_csv(path: str | os.PathLike, bots: Sequence[str], ratings: dic
                 writer.writerow([label, bot, f"{r[k]:.1f}", f"{lo[k]:.1f}", f"{hi[k]:.1f}"])
 
 
-def elo_games(results: Sequence[PairResult], bots: Sequence[str]):
+def elo_games(results: Sequence[PairResult],
+              bots: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(first bots, second bots, scores of the first) of every game in ``results``."""
     index = {b: k for k, b in enumerate(bots)}
     a, b, s = [], [], []

@@ -15,6 +15,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 #: One colour per selector in every figure of the SM-MCTS experiments; an "M" (mean)
 #: variant has a lighter shade of its selector's colour and a dashed line.
@@ -49,8 +50,8 @@ def saved_figure(path: str | os.PathLike, figsize: tuple[float, float],
     figure.savefig(os.fspath(path), dpi=dpi)
 
 
-def curve(ax, x: Sequence[float], mean: Sequence[float], low: Sequence[float] | None = None,
-          high: Sequence[float] | None = None, *, label: str, color: str | None = None,
+def curve(ax, x: ArrayLike, mean: ArrayLike, low: ArrayLike | None = None,
+          high: ArrayLike | None = None, *, label: str, color: str | None = None,
           style: str = "-", alpha: float = 0.2, **line_kw) -> Any:
     """A line through ``mean`` and, if given, a band from ``low`` to ``high`` in its colour."""
     line, = ax.plot(x, mean, style, color=color, label=label, **line_kw)
