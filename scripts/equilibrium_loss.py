@@ -146,7 +146,7 @@ def _stratified_ci(x: np.ndarray, seats: np.ndarray) -> str:
         return "(too few games per seat)"
     if not np.isfinite(half):
         return f"{mean:.3f} (no spread: no interval)"
-    return f"{mean:.3f} +- {half:.3f}"
+    return reports.Interval(mean, mean - half, mean + half, len(x)).format(sign=False)
 
 
 def write_outputs(results_dir, bots, opponent, rules, jobs, results) -> None:

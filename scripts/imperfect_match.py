@@ -34,7 +34,7 @@ import numpy as np
 import pyspiel
 from absl import app, flags
 
-from smmcts_spiel import experiments
+from smmcts_spiel import experiments, reports
 from smmcts_spiel.experiments import cli, imperfect_match
 from smmcts_spiel.reports import plots
 
@@ -158,9 +158,10 @@ def main(argv):
     elapsed = time.time() - start
     experiments.write_params(out + ".json", dict(params, bots=_BOTS.value),
                              wall_seconds=round(elapsed, 1))
-    for r in rows:
+    for r, key in zip(rows, jobs):
+        mean = reports.mean_interval(results[key]["returns"]).format(digits=2)
         print(f"{r['bot_a']:>15} vs {r['bot_b']:<15} W/D/L {r['wins_a']}/{r['draws']}/"
-              f"{r['losses_a']}  mean {r['mean_return_a']:+.2f} +- {r['ci95']:.2f}")
+              f"{r['losses_a']}  mean {mean}")
     print(f"wrote {out}.csv/.png/.json in {elapsed:.0f} s")
 
 
