@@ -7,6 +7,7 @@ a game outside their scope, a player id, a budget, a probability vector. Each ch
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping, Sequence
 
@@ -154,3 +155,43 @@ def check_state_game(state: pyspiel.State, game: str, who: str) -> None:
     if state_game != game:
         raise ValueError(f"{who} was built for {game} but got a state of {state_game}; "
                          "build a new bot for that game")
+
+
+@functools.lru_cache(maxsize=64)
+def _turn_based_string(game_string: str) -> str:
+    return str(pyspiel.convert_to_turn_based(pyspiel.load_game(game_string)))
+
+
+def state_of_game(state: pyspiel.State, game: pyspiel.Game, who: str) -> pyspiel.State:
+    """The state of ``game`` that ``state`` stands for; refuses any other game's state.
+
+    ``state`` itself if it is a state of ``game``. For a state of
+    ``pyspiel.convert_to_turn_based(game)`` (OpenSpiel's evaluators walk that game), the
+    state of ``game`` it is in: inside a simultaneous round, the state before the round,
+    since the moves already chosen in the round are applied only when all are chosen (and
+    the later movers cannot see them).
+    """
+    state_game = state.get_game()
+    game_string = str(game)
+    if str(state_game) == game_string:
+        return state
+    simultaneous = game.get_type().dynamics == _Dynamics.SIMULTANEOUS
+    if not simultaneous or str(state_game) != _turn_based_string(game_string):
+        raise ValueError(f"{who} answers for states of {game_string}"
+                         + (" (or of its convert_to_turn_based game)" if simultaneous else "")
+                         + f", not for a state of {state_game}")
+    own = game.new_initial_state()
+    chosen: list[int] = []
+    for action in state.history():
+        if not own.is_simultaneous_node():
+            own.apply_action(action)
+            continue
+        chosen.append(action)
+        movers = [p for p in range(game.num_players()) if own.legal_actions(p)]
+        if len(chosen) == len(movers):
+            joint = [0] * game.num_players()  # a player without moves: 0, as OpenSpiel does
+            for p, a in zip(movers, chosen):
+                joint[p] = a
+            own.apply_actions(joint)
+            chosen = []
+    return own
