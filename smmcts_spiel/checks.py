@@ -141,8 +141,19 @@ def check_size(count: int, limit: int, what: str, fix: str, unit: str = "items")
     ``what`` names the structure and its parameters, ``fix`` what to choose instead.
     """
     if count > limit:
-        raise ValueError(f"{what} would have about {count:.3g} {unit}, more than the limit "
-                         f"of {limit:.3g}; {fix}")
+        raise ValueError(f"{what} would have about {_approximately(count)} {unit}, more than "
+                         f"the limit of {_approximately(limit)}; {fix}")
+
+
+def _approximately(count) -> str:
+    """``count`` to 3 digits, also an integer too large for a float (``10^k``)."""
+    try:
+        return f"{float(count):.3g}"
+    except OverflowError:
+        count = int(count)
+        shift = count.bit_length() - 64
+        exponent = math.log10(count >> shift) + shift * math.log10(2)
+        return f"{10 ** (exponent % 1):.3g}e+{int(exponent)}"
 
 
 def check_state_game(state: pyspiel.State, game: str, who: str) -> None:
