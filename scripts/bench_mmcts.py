@@ -20,8 +20,8 @@ from absl import flags
 from open_spiel.python.algorithms import ismcts, mcts
 
 from smmcts_spiel.experiments import cli
-from smmcts_spiel.search import mmcts
-from smmcts_spiel.search.mmcts_phantom_ttt import PhantomTTTMultipleTreeSearch
+from smmcts_spiel.imperfect import mmcts
+from smmcts_spiel.imperfect.mmcts_phantom_ttt import PhantomTTTMultipleTreeSearch
 
 _ITERATIONS = flags.DEFINE_integer("iterations", 2_000_000,
                                    "MMCTS iterations timed on the array engine.")

@@ -2,9 +2,9 @@
 
 For each game, iterations per second (one iteration = one sampled episode from the root of
 the game, update players alternating, the same unit for every row) of:
-  * OOS compiled on the game's information kernel (smmcts_spiel.search.oos_kernel),
+  * OOS compiled on the game's information kernel (smmcts_spiel.imperfect.oos_kernel),
     untargeted (delta=0) and targeted (delta=0.9) at an information set a few moves deep;
-  * OOS over pyspiel states (smmcts_spiel.search.oos, the generic engine), the same two;
+  * OOS over pyspiel states (smmcts_spiel.imperfect.oos, the generic engine), the same two;
   * OpenSpiel's C++ OutcomeSamplingMCCFRSolver (no targeting, no incremental tree: its
     tables hold every information set it has met), on the same (turn-based) game.
 Timed runs start from empty tables; a warm-up compiles numba first. Ratios are printed
@@ -23,9 +23,9 @@ from absl import flags
 
 import smmcts_spiel  # noqa: F401
 from smmcts_spiel.experiments import cli
-from smmcts_spiel.search import information_sets
-from smmcts_spiel.search.oos import OutcomeSampling
-from smmcts_spiel.search.oos_kernel import KernelOutcomeSampling
+from smmcts_spiel.imperfect import information_sets
+from smmcts_spiel.imperfect.oos import OutcomeSampling
+from smmcts_spiel.imperfect.oos_kernel import KernelOutcomeSampling
 
 _GAMES = flags.DEFINE_list("games", ["kuhn_poker", "leduc_poker",
                                      "goofspiel(num_cards=4,imp_info=True)",

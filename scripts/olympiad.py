@@ -38,8 +38,8 @@ from scipy import stats
 
 from smmcts_spiel import experiments, match
 from smmcts_spiel.experiments import cli
-from smmcts_spiel.search import mmcts
-from smmcts_spiel.search.mmcts_phantom_ttt import PhantomTTTMultipleTreeSearch
+from smmcts_spiel.imperfect import mmcts
+from smmcts_spiel.imperfect.mmcts_phantom_ttt import PhantomTTTMultipleTreeSearch
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("game", "phantom_ttt", "Classical Phantom Tic-Tac-Toe game string.")

@@ -38,8 +38,8 @@ from smmcts_spiel.bots import BeliefSamplerBot, ISSMMCTSBot, MMCTSBot, OOSBot, S
 from smmcts_spiel.bots.equilibrium_bot import EquilibriumBot
 from smmcts_spiel.bots.openspiel_bots import ISMCTSBot, TurnBasedMCTSBot
 from smmcts_spiel.games.kernels import EVALUATORS as KERNEL_EVALUATORS
+from smmcts_spiel.imperfect.mmcts_phantom_ttt import PhantomTTTMultipleTreeSearch
 from smmcts_spiel.search import evaluators
-from smmcts_spiel.search.mmcts_phantom_ttt import PhantomTTTMultipleTreeSearch
 
 #: Parameters (and their types) each kind of bot takes; ``cpp`` passes its own through.
 BOT_PARAMS: dict[str, dict[str, type]] = {

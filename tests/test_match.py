@@ -12,7 +12,7 @@ import pytest
 from smmcts_spiel import bot_specs, match
 from smmcts_spiel.bots import BeliefSamplerBot, MMCTSBot, SMMCTSBot
 from smmcts_spiel.bots.openspiel_bots import ISMCTSBot, TurnBasedMCTSBot
-from smmcts_spiel.search.mmcts_phantom_ttt import PhantomTTTMultipleTreeSearch
+from smmcts_spiel.imperfect.mmcts_phantom_ttt import PhantomTTTMultipleTreeSearch
 
 ROOT = Path(__file__).resolve().parents[1]
 GOOFSPIEL = pyspiel.load_game("goofspiel(num_cards=3,imp_info=False,points_order=descending)")
