@@ -19,7 +19,7 @@ import time
 
 import numpy as np
 import pyspiel
-from absl import flags
+from absl import app, flags
 
 import smmcts_spiel  # noqa: F401
 from smmcts_spiel.experiments import cli
@@ -27,14 +27,13 @@ from smmcts_spiel.imperfect import information_sets
 from smmcts_spiel.imperfect.oos import OutcomeSampling
 from smmcts_spiel.imperfect.oos_kernel import KernelOutcomeSampling
 
-_GAMES = flags.DEFINE_list("games", ["kuhn_poker", "leduc_poker",
-                                     "goofspiel(num_cards=4,imp_info=True)",
-                                     "goofspiel(num_cards=6,imp_info=True)", "phantom_ttt"],
-                           "Games with an information kernel.")
+_GAMES = flags.DEFINE_string("games", "kuhn_poker;leduc_poker;goofspiel(num_cards=4,imp_info=True);"
+                             "goofspiel(num_cards=6,imp_info=True);phantom_ttt",
+                             "Semicolon-separated games with an information kernel.")
 _SECONDS = flags.DEFINE_float("seconds", 2.0, "Seconds timed per row.", lower_bound=0.01)
 _DEPTH = flags.DEFINE_integer("depth", 4, "Actions before the targeted information set.",
                               lower_bound=0)
-_SEED = flags.DEFINE_integer("seed", 0, "Seed of every generator.")
+_SEED = cli.define_seed("Seed of every generator.")
 
 
 def _oos_rate(cls, game, delta, target, seconds) -> float:
@@ -62,8 +61,13 @@ def main(argv):
     rng = np.random.default_rng(_SEED.value)
     print(f"{'game':<40} {'compiled':>10} {'targeted':>10} {'python':>9} {'targeted':>9} "
           f"{'C++ OS':>9} {'compiled/C++':>12}  {'python/C++':>10}")
-    for game_string in _GAMES.value:
-        game = pyspiel.load_game(game_string)
+    try:
+        games = {name: cli.load_game(name, "--games") for name in cli.split(_GAMES.value)}
+        for game in games.values():
+            KernelOutcomeSampling(game, seed=0)  # refuses a game without an information kernel
+    except ValueError as e:
+        raise app.UsageError(str(e)) from None
+    for game_string, game in games.items():
         KernelOutcomeSampling(game, seed=0).run(100)  # compile
         search_game = KernelOutcomeSampling(game, seed=0).search_game
         target = information_sets.random_decision_state(search_game, rng, _DEPTH.value)

@@ -45,7 +45,7 @@ _GAMES_PER_PAIR = flags.DEFINE_integer("games_per_pair", 200, "Games per pair (e
                                        "seats equally).", lower_bound=2)
 _TIME_LIMIT = flags.DEFINE_float("time_limit", 0.1, "Seconds per move of the searching bots.",
                                  lower_bound=0.001)
-_SEED = flags.DEFINE_integer("seed", 0, "Base seed of bots and chance.")
+_SEED = flags.DEFINE_integer("seed", 0, "Base seed of bots and chance.", lower_bound=0)
 _RESULTS_DIR = flags.DEFINE_string("results_dir", None, "Finished pairs (default: "
                                    "results/imperfect_match/<game>).")
 _OUT = flags.DEFINE_string("out", None, "Output prefix (default: "

@@ -7,9 +7,10 @@ a game outside their scope, a player id, a budget, a probability vector. Each ch
 
 from __future__ import annotations
 
+import difflib
 import functools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 import pyspiel
@@ -83,6 +84,12 @@ def check_game(game: pyspiel.Game, purpose: str, *, perfect_information: bool = 
         raise ValueError(f"{purpose} needs explicit chance outcomes; {name!r} has sampled chance")
 
 
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` for the choice closest to a misspelt ``word``, or ``""``."""
+    close = difflib.get_close_matches(word, list(choices), n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
 def check_player_id(player_id) -> int:
     if isinstance(player_id, bool) or player_id not in (0, 1):
         raise ValueError(f"player_id must be 0 or 1, got {player_id!r}")
@@ -146,7 +153,7 @@ def check_size(count: int, limit: int, what: str, fix: str, unit: str = "items")
 
 
 def _approximately(count) -> str:
-    """``count`` to 3 digits, also an integer too large for a float (``10^k``)."""
+    """``count`` to 3 digits, also an integer too large for a float (e.g. ``1e+400``)."""
     try:
         return f"{float(count):.3g}"
     except OverflowError:

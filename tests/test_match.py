@@ -120,7 +120,7 @@ def test_match_script_reports_a_bad_game_clearly():
                            "--game=no_such_game", "--num_games=1"],
                           capture_output=True, text=True)
     assert proc.returncode != 0
-    assert "cannot load game 'no_such_game'" in proc.stderr
+    assert "unknown game 'no_such_game'" in proc.stderr
     assert "Traceback" not in proc.stderr
 
 
