@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pyspiel
 
 from smmcts_spiel.bots.search_bot import SearchBot
@@ -77,8 +79,10 @@ class SMMCTSBot(SearchBot):
         if engine == "auto":
             wants_kernel = evaluator is None or isinstance(evaluator, str)
             engine = "kernel" if wants_kernel and kernel else "generic"
-        options = dict(selector=selector, gamma=gamma, c=c, final_strategy=final_strategy,
-                       threshold=threshold, seed=self._rng.getrandbits(63))
+        options: dict[str, Any] = dict(
+            selector=selector, gamma=gamma, c=c, final_strategy=final_strategy,
+            threshold=threshold, seed=self._rng.getrandbits(63))
+        self._search: KernelSMMCTS | ArraySMMCTS | SMMCTS
         if engine == "kernel":
             if evaluator is not None and not isinstance(evaluator, str):
                 raise ValueError("engine='kernel' takes a kernel evaluator name "

@@ -20,9 +20,11 @@ Values are player 1's utility ``u1``; selectors see rewards ``u_p / scale`` in [
 
 from __future__ import annotations
 
+import abc
 import random
 import time
 from collections.abc import Sequence
+from typing import Any
 
 import pyspiel
 from open_spiel.python import policy as policy_lib
@@ -131,6 +133,21 @@ class SearchNode:
 
     __slots__ = ("kind", "state", "total", "visits", "u1", "mover", "actions", "children",
                  "untried", "selectors", "counts", "strategy_sums", "chance_outcomes")
+    kind: int
+    state: pyspiel.State  # None once every child of a decision node exists
+    total: float
+    visits: int
+    u1: float  # terminal nodes
+    # Decision nodes:
+    mover: int | None  # the only player to move, None at a simultaneous node
+    actions: tuple[list[int], ...]
+    # Chance nodes: outcome -> node; opened decision nodes: joint index -> node or None.
+    children: Any
+    untried: int
+    selectors: tuple[Any, Any]  # a selector per player with a choice, else None
+    counts: tuple[list[int], list[int]]
+    strategy_sums: tuple[list[float], list[float]] | None
+    chance_outcomes: list[tuple[int, float]]  # chance nodes
 
     def __init__(self, state: pyspiel.State):
         self.state = state
@@ -196,15 +213,14 @@ class SearchNode:
                                    threshold)
 
 
-class TreeSearch:
+class TreeSearch(abc.ABC):
     """The root and its reuse, node lookup and results, for every SM-MCTS engine.
 
-    A subclass sets ``self.root = None`` and ``self._root_history = []`` and provides
-    ``_new_root(state)`` (the root node of a fresh tree) and ``_reroot(node)`` (make the
-    tree's ``node`` the root; returns the node as it is then). Its nodes answer
-    ``is_terminal``, ``is_chance``, ``is_open``, ``mover``, ``actions``, ``strategy`` and
-    ``child``.
+    A subclass provides ``_new_root`` and ``_reroot``. Its nodes answer ``is_terminal``,
+    ``is_chance``, ``is_open``, ``mover``, ``actions``, ``strategy`` and ``child``.
     """
+
+    root: Any  # the root node, or None before the first search
 
     def __init__(self, game: pyspiel.Game, selector: str, gamma: float, c: float,
                  final_strategy: str, threshold: float = 0.0):
@@ -245,6 +261,14 @@ class TreeSearch:
 
     def reset(self) -> None:
         self.root, self._root_history = None, []
+
+    @abc.abstractmethod
+    def _new_root(self, state: pyspiel.State) -> Any:
+        """The root node of a fresh tree for ``state``."""
+
+    @abc.abstractmethod
+    def _reroot(self, node: Any) -> Any:
+        """Make the tree's ``node`` the root; returns the node as it is then."""
 
     def find(self, state: pyspiel.State):
         """The tree's node for ``state``, or None if the search never went there."""
@@ -325,6 +349,7 @@ class SMMCTS(TreeSearch):
             raise ValueError("cannot search from a terminal state: the game is over")
         root = self.set_root(state)
         if time_limit is None:
+            assert iterations is not None  # check_budget: no time limit, so a count
             for _ in range(iterations):
                 self._simulate(root)
             self.last_iterations = iterations
@@ -392,7 +417,8 @@ class SMMCTS(TreeSearch):
         n1, n2 = len(node.actions[0]), len(node.actions[1])
         node.children = [None] * (n1 * n2)
         node.untried = n1 * n2
-        node.selectors = tuple(self._make_selector(n) if n > 1 else None for n in (n1, n2))
+        node.selectors = (self._make_selector(n1) if n1 > 1 else None,
+                          self._make_selector(n2) if n2 > 1 else None)
         node.counts = ([0] * n1, [0] * n2)
         node.strategy_sums = ([0.0] * n1, [0.0] * n2) if self._track_average else None
 
@@ -403,7 +429,7 @@ class SMMCTS(TreeSearch):
         node.counts[0][i] += 1
         node.counts[1][j] += 1
         sel1, sel2 = node.selectors
-        if self._track_average:
+        if node.strategy_sums is not None:  # tracking the average strategy
             for selector, sums in zip(node.selectors, node.strategy_sums):
                 if selector is not None:
                     for a, p in enumerate(selector.probabilities()):
