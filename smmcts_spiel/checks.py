@@ -142,7 +142,7 @@ def check_probability(value, name: str, *, below_one: bool = False) -> float:
     return float(value)
 
 
-def check_size(count: int, limit: int, what: str, fix: str, unit: str = "items") -> None:
+def check_size(count: float, limit: float, what: str, fix: str, unit: str = "items") -> None:
     """Refuse, before allocating anything, a structure of ``count`` ``unit`` above ``limit``.
 
     ``what`` names the structure and its parameters, ``fix`` what to choose instead.

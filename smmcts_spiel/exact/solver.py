@@ -680,7 +680,7 @@ class _SolutionCheck:
         k = self.key(state)
         entry = self.table.get(k)
         if k in self.checked:
-            return entry.value
+            return self.table[k].value
         where = f"the state after history {state.history()}"
         if not isinstance(entry, StateSolution):
             raise ValueError(f"no entry for {where}")

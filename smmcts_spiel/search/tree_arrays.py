@@ -586,7 +586,7 @@ class ArrayTreeSearch(TreeSearch):
         wanted = [4 * n if used + room > n else n
                   for used, room, n in zip(self.counters, rooms, self._capacity())]
         if self._bytes(wanted) <= self.max_memory:
-            self._resize(*wanted)
+            self._resize(wanted[0], wanted[1], wanted[2])
             return True
         if self._fill_limit():
             return True
@@ -620,8 +620,8 @@ class ArrayTreeSearch(TreeSearch):
         nodes = (self.max_memory - self._bytes(rooms)) / self._bytes(per_node)
         if nodes < 1.1 * used[0] + rooms[0]:
             return False
-        self._resize(*(max(u + r, int(nodes * k) + r) for u, k, r in zip(used, per_node, rooms)),
-                     exact=True)
+        capacity = [max(u + r, int(nodes * k) + r) for u, k, r in zip(used, per_node, rooms)]
+        self._resize(capacity[0], capacity[1], capacity[2], exact=True)
         self._spare = None  # re-rooting makes a spare set of the new shapes
         return self.has_room()
 
@@ -631,10 +631,9 @@ class ArrayTreeSearch(TreeSearch):
         current = self._capacity()
         extra = self._bytes(wanted) - self._bytes(current)
         free = self.max_memory - self._bytes(current)
-        if extra <= free:
-            return tuple(wanted)
-        share = max(free, 0) / extra
-        return tuple(n + int((w - n) * share) for w, n in zip(wanted, current))
+        share = 1.0 if extra <= free else max(free, 0) / extra
+        nodes, pool, slots = (n + int((w - n) * share) for w, n in zip(wanted, current))
+        return nodes, pool, slots
 
     def _resize(self, nodes: int, pool: int, slots: int, exact: bool = False) -> None:
         """Give the arrays these capacities (at least; ``exact``: these, smaller ones
