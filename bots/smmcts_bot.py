@@ -8,6 +8,7 @@ import pyspiel
 
 from smmcts_spiel.bots.search_bot import SearchBot
 from smmcts_spiel.games import kernels
+from smmcts_spiel.search import tree_arrays
 from smmcts_spiel.search.array_engine import ArraySMMCTS
 from smmcts_spiel.search.kernel_engine import KernelSMMCTS
 from smmcts_spiel.search.smmcts import SMMCTS
@@ -59,13 +60,18 @@ class SMMCTSBot(SearchBot):
         (:mod:`smmcts_spiel.search.array_engine`), "reference" with Python objects (the
         small readable engine the others are tested against), "auto" (default) takes the
         kernel when the game has one and no Python evaluator is given, else "generic".
+      max_memory: bytes the search tree of the kernel and generic engines may take (default
+        4 GiB, at most half the machine's memory); a search that fills it stops and plays
+        from the tree it has (one warning in the log), so a long time limit never exhausts
+        memory. The reference engine has no bound.
     """
 
     def __init__(self, game: pyspiel.Game, player_id: int, selector: str = "rm",
                  gamma: float = 0.05, c: float = 1.4, iterations: int | None = 1000,
                  time_limit: float | None = None, final_strategy: str = "empirical",
                  seed: int | None = None, evaluator=None, engine: str = "auto",
-                 threshold: float = DEFAULT_THRESHOLD):
+                 threshold: float = DEFAULT_THRESHOLD,
+                 max_memory: int = tree_arrays.DEFAULT_MAX_MEMORY):
         super().__init__(game, player_id, iterations, time_limit, seed)
         if engine not in ENGINES:
             raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
@@ -83,13 +89,17 @@ class SMMCTSBot(SearchBot):
                                  f"({', '.join(kernels.EVALUATORS)}); a Python evaluator "
                                  "needs engine='generic'")
             default = kernel.default_evaluator if kernel else "random_rollout"
-            self._search = KernelSMMCTS(game, evaluator=evaluator or default, **options)
+            self._search = KernelSMMCTS(game, evaluator=evaluator or default,
+                                        max_memory=max_memory, **options)
         else:
             if isinstance(evaluator, str):
                 raise ValueError(f"evaluator {evaluator!r} names a kernel evaluator; the "
                                  f"{engine} engine takes an object with evaluate(state)")
-            engine_class = ArraySMMCTS if engine == "generic" else SMMCTS
-            self._search = engine_class(game, evaluator=evaluator, **options)
+            if engine == "generic":
+                self._search = ArraySMMCTS(game, evaluator=evaluator, max_memory=max_memory,
+                                           **options)
+            else:
+                self._search = SMMCTS(game, evaluator=evaluator, **options)
 
     def restart_at(self, state: pyspiel.State) -> None:
         self.check_state(state)
