@@ -1,5 +1,7 @@
 """MC-NFSP: memories, search, trainer (resume), network policy and its exploitability."""
 
+import zlib
+
 import numpy as np
 import pyspiel
 import pytest
@@ -124,6 +126,60 @@ def test_search_finds_the_best_response_to_the_average():
     visits = mcts.search(state, _Uniform(), 3000, 1.5, np.random.default_rng(0))
     assert visits.sum() == pytest.approx(1.0)
     assert int(np.argmax(visits)) == max(values, key=values.get) == 1
+
+
+class _SpyNetworks:
+    """A uniform prior, the value +1 for whoever moves (what a best responder's network may
+    say), a fixed non-uniform average policy; records who the value is asked for."""
+
+    def __init__(self):
+        self.asked: list[int] = []
+
+    def best_response(self, state):
+        self.asked.append(state.current_player())
+        return _Uniform().best_response(state)[0], 1.0
+
+    def average(self, state):
+        legal = state.legal_actions()
+        p = np.zeros(state.get_game().num_distinct_actions())
+        seed = zlib.crc32(str(state).encode())
+        p[legal] = np.random.default_rng(seed).random(len(legal)) ** 2 + 0.02
+        return p / p.sum()
+
+
+def _value_against(state, me, networks):
+    """Exact value for ``me`` against the networks' average policy (expectimax)."""
+    if state.is_terminal():
+        return state.returns()[me]
+    values = [_value_against(state.child(a), me, networks) for a in state.legal_actions()]
+    if state.current_player() == me:
+        return max(values)
+    return float(networks.average(state)[state.legal_actions()] @ values)
+
+
+def test_search_models_the_opponent_by_its_average_policy_only():
+    """Perfect information: the best-response network is asked for the searcher only; at
+    the opponent's nodes the moves follow the average policy; the most visited move is one
+    of the two best responses to that average (tic-tac-toe, x to move after 4, 0, 8, 2)."""
+    state = pyspiel.load_game("tic_tac_toe").new_initial_state()
+    for action in (4, 0, 8, 2):
+        state.apply_action(action)
+    me, networks = state.current_player(), _SpyNetworks()
+    root, _ = mcts._expand(state.clone(), me, networks)
+    rng = np.random.default_rng(0)
+    for _ in range(4000):
+        mcts._simulate(root, me, networks, 1.5, rng)
+    assert set(networks.asked) == {me}
+    action = int(np.argmax(root.visits))
+    reply = root.children[action]
+    frequencies = reply.visits[reply.legal] / reply.visits.sum()
+    np.testing.assert_allclose(frequencies, networks.average(reply.state)[reply.legal],
+                               atol=0.04)
+    assert reply.visits.sum() > 1000
+    values = {a: _value_against(state.child(a), me, networks) for a in state.legal_actions()}
+    best = max(values.values())  # 3 and 1 (the block) lead, 0.879 and 0.865; the rest < 0.33
+    assert sorted(values.values())[-3] < best - 0.5
+    assert values[action] > best - 0.05
 
 
 def test_search_refuses_a_terminal_state():

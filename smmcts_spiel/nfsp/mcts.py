@@ -10,8 +10,14 @@ play needs. Values are in units of the game's largest absolute utility (the valu
 Two trees, one rule:
 
 * :func:`search`, perfect information: the tree's nodes are states, the opponent's
-  included; a new leaf is valued by the best-response network (its value for the player to
-  move, negated for the opponent), a terminal state by its return.
+  included. A simulation descends until it adds the first state *where the searcher moves*
+  that the tree lacks, and values it by the best-response network (its value for the
+  searcher), or reaches a terminal state (its return); the opponent's nodes it passes,
+  new ones included, only sample the average policy. The best-response network is thus
+  asked for the searching player only: its value of a position where the opponent moves
+  would be the opponent's value *as a best responder*, not as the average player the
+  search models (an earlier version negated it: an opponent model at odds with the
+  opponent's moves).
 * :func:`search_information_set`, imperfect information: the tree's nodes are the
   searcher's information sets (``information_state_string``, as single-observer ISMCTS).
   Each simulation starts in a world (a history of the searcher's current information set)
@@ -90,13 +96,14 @@ def utility_scale(game: pyspiel.Game) -> float:
     return float(max(abs(game.max_utility()), abs(game.min_utility())))
 
 
-def _expand(state: pyspiel.State, me: int, networks: Networks) -> tuple[_Node, float]:
-    """A new node and its value for ``me`` (the searching player)."""
+def _expand(state: pyspiel.State, me: int, networks: Networks) -> tuple[_Node, float | None]:
+    """A new node and, where ``me`` (the searching player) moves, the best-response
+    network's value for ``me``; at the opponent's nodes only its average policy (None)."""
     player = state.current_player()
-    prior, value = networks.best_response(state)
     if player == me:
+        prior, value = networks.best_response(state)
         return _Node(state, player, prior), value
-    return _Node(state, player, networks.average(state)), -value
+    return _Node(state, player, networks.average(state)), None
 
 
 def _simulate(node: _Node, me: int, networks: Networks, c_puct: float,
@@ -111,11 +118,15 @@ def _simulate(node: _Node, me: int, networks: Networks, c_puct: float,
             if state.is_terminal():
                 value = float(state.returns()[me]) / utility_scale(state.get_game())
                 node.children[action] = value
-            else:
-                child, value = _expand(state, me, networks)
-                node.children[action] = child
-            break
-        if not isinstance(child, _Node):  # a terminal child: its return for ``me``
+                break
+            child, leaf_value = _expand(state, me, networks)
+            node.children[action] = child
+            if leaf_value is not None:  # the searcher's new node: the network's value
+                value = leaf_value
+                break
+            # The opponent's new node: sample its average policy on, to the searcher's next
+            # position (or the end).
+        elif not isinstance(child, _Node):  # a terminal child: its return for ``me``
             value = child
             break
         node = child
