@@ -74,7 +74,7 @@ LAST = 8
 _SIMULTANEOUS, _CHANCE, _TERMINAL = (int(p) for p in (
     pyspiel.PlayerId.SIMULTANEOUS, pyspiel.PlayerId.CHANCE, pyspiel.PlayerId.TERMINAL))
 _NO_ACTION = (pyspiel.INVALID_ACTION,)  # the one pseudo-action of a player not moving
-PROBS = 4  # floats: the config (tree_arrays.GAMMA ... UTILITY_SUM), then chance probabilities
+PROBS = ta.CONFIG_SIZE  # floats: the config (tree_arrays.GAMMA ...), then chance probabilities
 
 
 # ----------------------------------------------------------------------------------------

@@ -5,8 +5,12 @@ means (the paper's text), ``rmb`` ("bandit RM") only sees the sampled reward and
 importance-weights it, as GTLibrary's RMSelector does (:func:`bandit_regret_update`).
 
 Each player at each node of the search tree owns one selector, which sees only its own
-actions and its own rewards (player 2's reward is player 1's negated utility, scaled by
-the engine into [-1, 1]). A selector has one interface:
+actions and its own rewards, in [0, 1] as the paper's analysis assumes: the engine maps
+player 1's utility onto [0, 1] and gives player 2 one minus that
+(:func:`smmcts_spiel.search.smmcts.reward_range`). Regret matching only compares rewards,
+so any positive scale and offset give it the same strategies; the engines feed it their
+earlier units (utility / largest absolute utility) so that committed results reproduce
+bit for bit. A selector has one interface:
 
 * ``probabilities()``: the distribution it samples from now (for the average strategy);
 * ``select(u)``: an action, given one uniform random number ``u`` in [0, 1);
@@ -53,15 +57,15 @@ def regret_matching_probabilities(regrets, gamma, out):
 def bandit_regret_update(regrets, action, reward, probability):
     """Bandit regret matching (GTLibrary's RMSelector, after Hart and Mas-Colell 2001).
 
-    The reward in [-1, 1] is mapped to v in [0, 1] (GTLibrary's normalisation with
-    utilities in [-1, 1]); ``r[action] += v / p_action``, then ``r[i] -= v`` for every i:
-    an unbiased estimate of the regret update when ``probability`` is the chance the
-    sampling distribution (exploration included) gave ``action``.
+    With the reward ``v`` in [0, 1] (GTLibrary maps its utilities in [-1, 1] to
+    ``(u + 1) / 2``, the engines' map on a symmetric range): ``r[action] += v / p_action``,
+    then ``r[i] -= v`` for every i: an unbiased estimate of the regret update when
+    ``probability`` is the chance the sampling distribution (exploration included) gave
+    ``action``.
     """
-    v = 0.5 * (reward + 1.0)
-    regrets[action] += v / probability
+    regrets[action] += reward / probability
     for i in range(len(regrets)):
-        regrets[i] -= v
+        regrets[i] -= reward
 
 
 def decreasing_gamma(gamma, t):

@@ -15,7 +15,12 @@ otherwise each player picks its own action with its own selector.
 Every node records the sum ``X`` and count ``n`` of the values passed through it; a node
 returns the sampled value, or ``X / n`` in the mean-propagating variants (RMM, Exp3M,
 UCBM). A node where only one player moves is a 1 x n stage; chance nodes are sampled.
-Values are player 1's utility ``u1``; selectors see rewards ``u_p / scale`` in [-1, 1].
+Values are player 1's utility ``u1``. Each selector sees its own player's reward in [0, 1],
+as in the paper: player 1 gets ``(u1 - lo) / (hi - lo)`` and player 2 one minus that, with
+``[lo, hi]`` the range of player 1's utility (:func:`reward_range`). Regret matching only
+compares rewards (``x - u``), so it is unchanged by that map in exact arithmetic; it keeps
+the arithmetic it had before the map (``u_p / scale``, ``scale`` the largest absolute
+utility), so that committed RM results reproduce bit for bit.
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ from collections.abc import Sequence
 import pyspiel
 from open_spiel.python import policy as policy_lib
 
-from smmcts_spiel import checks
+from smmcts_spiel import checks, trees
 from smmcts_spiel.search.evaluators import RandomRolloutEvaluator, sample_chance
 from smmcts_spiel.search.selectors import (
     check_c,
@@ -96,6 +101,26 @@ _TERMINAL, _CHANCE, _DECISION = 0, 1, 2
 def check_game(game: pyspiel.Game) -> None:
     """Raise ValueError unless SM-MCTS can search ``game``."""
     checks.check_game(game, "SM-MCTS", hint="use smmcts_spiel.bots.MMCTSBot for such games")
+
+
+def reward_range(game: pyspiel.Game) -> tuple[float, float]:
+    """``(lo, hi)``: the range of player 1's utility that the selectors' rewards map onto
+    [0, 1] (player 1 gets ``(u1 - lo) / (hi - lo)``, player 2 one minus that).
+
+    pyspiel's ``min_utility()`` / ``max_utility()`` bound every player's return, so player
+    1's lies in them and (constant sum) in ``utility_sum`` minus them. An explicit-tree game
+    (``smmcts_random_stacked_matrix``, ``smmcts_matrix_tree``) knows player 1's exact range,
+    its leaves' (for the paper's games with utilities in [0, 1]: the paper's rewards
+    ``u1`` and ``1 - u1``), where pyspiel's range is the symmetric hull ``[-hi, hi]``.
+    """
+    tree = getattr(game, "tree", None)  # a Python game loaded by name is the object itself
+    if isinstance(tree, trees.MatrixTree):
+        lo, hi = trees.utility_range(tree.root)
+    else:
+        total = game.utility_sum()
+        lo = max(game.min_utility(), total - game.max_utility())
+        hi = min(game.max_utility(), total - game.min_utility())
+    return (float(lo), float(hi)) if hi > lo else (float(lo), float(lo) + 1.0)
 
 
 def follow_history(node, moves: Sequence[int]):
@@ -226,6 +251,9 @@ class TreeSearch:
         self._track_average = final_strategy.startswith("average")
         # The uniform exploration the selectors mix in (removed by average_no_exploration).
         self.exploration = 0.0 if base == "ucb" else float(gamma)
+        lo, hi = reward_range(game)
+        self._reward_low, self._inv_reward_range = lo, 1.0 / (hi - lo)
+        # Regret matching's arithmetic (see the module docstring).
         scale = max(abs(game.min_utility()), abs(game.max_utility())) or 1.0
         self._inv_scale = 1.0 / scale
         self._utility_sum = game.utility_sum()
@@ -393,8 +421,6 @@ class SMMCTS(TreeSearch):
 
     def _update(self, node: SearchNode, i: int, j: int, u1: float) -> None:
         """Update(h, i, j, u1): each player's selector learns from its own reward."""
-        inv_scale = self._inv_scale
-        utility_sum = self._utility_sum
         node.counts[0][i] += 1
         node.counts[1][j] += 1
         sel1, sel2 = node.selectors
@@ -403,22 +429,35 @@ class SMMCTS(TreeSearch):
                 if selector is not None:
                     for a, p in enumerate(selector.probabilities()):
                         sums[a] += p
+        selector = sel1 if sel1 is not None else sel2
+        if selector is None:
+            return
+        if selector.uses_action_values:
+            self._regret_update(node, i, j, u1)
+            return
+        reward1 = (u1 - self._reward_low) * self._inv_reward_range
+        if sel1 is not None:
+            sel1.update(i, reward1)
+        if sel2 is not None:
+            sel2.update(j, 1.0 - reward1)
+
+    def _regret_update(self, node: SearchNode, i: int, j: int, u1: float) -> None:
+        """Regret matching's Update: each action's value against the opponent's sampled
+        action (the child's mean, or the sample itself), in units ``u_p / scale``."""
+        inv_scale = self._inv_scale
+        utility_sum = self._utility_sum
+        sel1, sel2 = node.selectors
         n2 = len(node.actions[1])
         if sel1 is not None:
             reward = u1 * inv_scale
-            values = None
-            if sel1.uses_action_values:
-                # Row a against the sampled column j: the child's mean, or the sample itself.
-                values = [reward if a == i or child is None else child.total / child.visits
-                          * inv_scale for a, child in enumerate(node.children[j::n2])]
+            values = [reward if a == i or child is None else child.total / child.visits
+                      * inv_scale for a, child in enumerate(node.children[j::n2])]
             sel1.update(i, reward, values)
         if sel2 is not None:
             reward = (utility_sum - u1) * inv_scale
-            values = None
-            if sel2.uses_action_values:
-                values = [reward if b == j or child is None else
-                          (utility_sum - child.total / child.visits) * inv_scale
-                          for b, child in enumerate(node.children[i * n2:(i + 1) * n2])]
+            values = [reward if b == j or child is None else
+                      (utility_sum - child.total / child.visits) * inv_scale
+                      for b, child in enumerate(node.children[i * n2:(i + 1) * n2])]
             sel2.update(j, reward, values)
 
     # -- results -----------------------------------------------------------------------

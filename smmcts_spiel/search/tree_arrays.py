@@ -48,8 +48,11 @@ X, VISITS, U1 = range(3)
 STAT, COUNT, AVERAGE, PROB = range(4)
 # counters
 NUM_NODES, POOL_USED, SLOTS_USED = range(3)
-# config (floats)
-GAMMA, C, INV_SCALE, UTILITY_SUM = range(4)
+# config (floats): the selectors' parameters; the map of u1 onto [0, 1] (``REWARD_LOW``,
+# ``INV_REWARD_RANGE``: see smmcts.reward_range); regret matching's units (``INV_SCALE``,
+# ``UTILITY_SUM``: see the docstring of smmcts).
+GAMMA, C, INV_SCALE, UTILITY_SUM, REWARD_LOW, INV_REWARD_RANGE = range(6)
+CONFIG_SIZE = 6
 
 CHECK_EVERY = 0.002  # seconds between clock checks under a time limit
 
@@ -124,9 +127,10 @@ def probabilities(selector, stat, counts, gamma, c, out):
 
 
 @inlined
-def player_update(selector, action, reward, probs, stat, counts, average, track_average,
-                  sibling_children, nodes_f, player, config):
-    """One player's Update at a node: ``sibling_children[a]`` is the child had it played a."""
+def player_update(selector, action, reward, scaled, probs, stat, counts, average,
+                  track_average, sibling_children, nodes_f, player, config):
+    """One player's Update at a node: ``reward`` in [0, 1]; ``scaled``, the player's utility
+    in regret matching's units; ``sibling_children[a]`` is the child had it played a."""
     n = len(probs)
     counts[action] += 1.0
     if n == 1:
@@ -142,7 +146,7 @@ def player_update(selector, action, reward, probs, stat, counts, average, track_
                 mean = nodes_f[X, child] / nodes_f[VISITS, child]
                 if player == 1:
                     mean = config[UTILITY_SUM] - mean
-                stat[a] += mean * inv_scale - reward
+                stat[a] += mean * inv_scale - scaled
     elif selector == 1:
         stat[action] += reward / probs[action]
     elif selector == 3:
@@ -171,14 +175,14 @@ def update(node, i, j, u1, fresh, selector, track_average, config, nodes_i, node
         if n2 > 1:
             probabilities(selector, slots[STAT, s + n1:s + n1 + n2],
                           slots[COUNT, s + n1:s + n1 + n2], config[GAMMA], config[C], p2)
-    reward1 = u1 * config[INV_SCALE]
-    reward2 = (config[UTILITY_SUM] - u1) * config[INV_SCALE]
-    player_update(selector, i, reward1, p1, slots[STAT, s:s + n1], slots[COUNT, s:s + n1],
-                  slots[AVERAGE, s:s + n1], track_average, pool[c0 + j:c0 + n1 * n2:n2],
-                  nodes_f, 0, config)
-    player_update(selector, j, reward2, p2, slots[STAT, s + n1:s + n1 + n2],
-                  slots[COUNT, s + n1:s + n1 + n2], slots[AVERAGE, s + n1:s + n1 + n2],
-                  track_average, pool[c0 + i * n2:c0 + (i + 1) * n2], nodes_f, 1, config)
+    reward1 = (u1 - config[REWARD_LOW]) * config[INV_REWARD_RANGE]
+    player_update(selector, i, reward1, u1 * config[INV_SCALE], p1, slots[STAT, s:s + n1],
+                  slots[COUNT, s:s + n1], slots[AVERAGE, s:s + n1], track_average,
+                  pool[c0 + j:c0 + n1 * n2:n2], nodes_f, 0, config)
+    player_update(selector, j, 1.0 - reward1, (config[UTILITY_SUM] - u1) * config[INV_SCALE],
+                  p2, slots[STAT, s + n1:s + n1 + n2], slots[COUNT, s + n1:s + n1 + n2],
+                  slots[AVERAGE, s + n1:s + n1 + n2], track_average,
+                  pool[c0 + i * n2:c0 + (i + 1) * n2], nodes_f, 1, config)
 
 
 @inlined
@@ -425,7 +429,8 @@ class ArrayTreeSearch(TreeSearch):
                  assumed_rate: float, threshold: float = 0.0):
         super().__init__(game, selector, gamma, c, final_strategy, threshold)
         self._selector_code = SELECTOR_CODES[self.base_selector]
-        self._config = np.array([self.gamma, self.c, self._inv_scale, self._utility_sum])
+        self._config = np.array([self.gamma, self.c, self._inv_scale, self._utility_sum,
+                                 self._reward_low, self._inv_reward_range])
         self._node_room = node_room  # most nodes one iteration adds
         self._pool_room = pool_room  # most pool (and slot) entries one iteration adds
         self.nodes_i = lazy_zeros((7, initial_nodes), np.int64)
