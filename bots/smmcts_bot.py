@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import pyspiel
+from absl import logging
 
 from smmcts_spiel.bots.search_bot import SearchBot
 from smmcts_spiel.games import kernels
 from smmcts_spiel.search.array_engine import ArraySMMCTS
 from smmcts_spiel.search.kernel_engine import KernelSMMCTS
+from smmcts_spiel.search.root_parallel import RootParallelSearch, check_threads
 from smmcts_spiel.search.smmcts import SMMCTS
 
 ENGINES = ("auto", "kernel", "generic", "reference")
@@ -57,35 +59,54 @@ class SMMCTSBot(SearchBot):
         (:mod:`smmcts_spiel.search.array_engine`), "reference" with Python objects (the
         small readable engine the others are tested against), "auto" (default) takes the
         kernel when the game has one and no Python evaluator is given, else "generic".
+      threads: trees searched at once, one per thread (root parallelism,
+        :mod:`smmcts_spiel.search.root_parallel`): each has its own seed and keeps its own
+        subtree between moves, ``iterations`` is split over them, and the move is read from
+        their summed statistics. At most the cores this process may use; more than 1 needs
+        the kernel engine (the others hold Python's global interpreter lock).
     """
 
     def __init__(self, game: pyspiel.Game, player_id: int, selector: str = "rm",
                  gamma: float = 0.05, c: float = 1.4, iterations: int | None = 1000,
                  time_limit: float | None = None, final_strategy: str = "empirical",
                  seed: int | None = None, evaluator=None, engine: str = "auto",
-                 threshold: float = DEFAULT_THRESHOLD):
+                 threshold: float = DEFAULT_THRESHOLD, threads: int = 1):
         super().__init__(game, player_id, iterations, time_limit, seed)
         if engine not in ENGINES:
             raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
+        threads = check_threads(threads)
         kernel = kernels.kernel_for(game)
         if engine == "auto":
             wants_kernel = evaluator is None or isinstance(evaluator, str)
             engine = "kernel" if wants_kernel and kernel else "generic"
+            if kernel is None:
+                logging.info("SMMCTSBot: no game kernel covers %s: the generic engine "
+                             "searches its pyspiel states (slower; docs/writing_a_kernel.md "
+                             "shows how to add one)", game)
+        if threads > 1 and engine != "kernel":
+            raise ValueError(
+                f"threads={threads} needs the kernel engine, but this bot runs the {engine} "
+                "engine" + (f" (no game kernel covers {game})" if kernel is None else "")
+                + ": its time goes to pyspiel and Python, which hold Python's global "
+                "interpreter lock, so parallel trees would only take turns; use threads=1")
+        seeds = [self._rng.getrandbits(63) for _ in range(threads)]
         options = dict(selector=selector, gamma=gamma, c=c, final_strategy=final_strategy,
-                       threshold=threshold, seed=self._rng.getrandbits(63))
+                       threshold=threshold)
         if engine == "kernel":
             if evaluator is not None and not isinstance(evaluator, str):
                 raise ValueError("engine='kernel' takes a kernel evaluator name "
                                  f"({', '.join(kernels.EVALUATORS)}); a Python evaluator "
                                  "needs engine='generic'")
             default = kernel.default_evaluator if kernel else "random_rollout"
-            self._search = KernelSMMCTS(game, evaluator=evaluator or default, **options)
+            searches = [KernelSMMCTS(game, evaluator=evaluator or default, seed=seed, **options)
+                        for seed in seeds]
         else:
             if isinstance(evaluator, str):
                 raise ValueError(f"evaluator {evaluator!r} names a kernel evaluator; the "
                                  f"{engine} engine takes an object with evaluate(state)")
             engine_class = ArraySMMCTS if engine == "generic" else SMMCTS
-            self._search = engine_class(game, evaluator=evaluator, **options)
+            searches = [engine_class(game, evaluator=evaluator, seed=seeds[0], **options)]
+        self._search = searches[0] if threads == 1 else RootParallelSearch(searches)
 
     def restart_at(self, state: pyspiel.State) -> None:
         self.check_state(state)

@@ -9,6 +9,7 @@
 * :mod:`.kernel_engine`: the same algorithm compiled with numba on a game kernel
   (:mod:`smmcts_spiel.games.kernels`), the fast path of ``SMMCTSBot``;
 * :mod:`.tree_arrays`: the array tree the two compiled engines share;
+* :mod:`.root_parallel`: several trees searched at once in threads, statistics merged;
 * :mod:`.matrix_tree_engine`: the same algorithm compiled with numba on explicit trees;
 * :mod:`.mmcts`: multiple-tree MCTS with Exp3 over any pyspiel game with information states;
 * :mod:`.mmcts_phantom_ttt`: the same compiled with numba for Phantom Tic-Tac-Toe.

@@ -242,7 +242,7 @@ def back_up(depth, u, path_node, path_i, path_j, mean_variant, selector, track_a
     return u
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def copy_subtree(root, nodes_i, nodes_f, pool, slots, counters, new_nodes_i, new_nodes_f,
                  new_pool, new_slots, new_counters, new_index, queue):
     """Copy the subtree of ``root`` into the ``new_*`` arrays, numbered breadth first.
@@ -396,6 +396,13 @@ class ArrayNode:
         if not self.is_open:
             return tuple([0] * len(acts) for acts in self.actions)
         return tuple([int(x) for x in self._slots(COUNT, p)] for p in (0, 1))
+
+    @property
+    def strategy_sums(self) -> tuple[list[float], list[float]]:
+        """Each player's sums of sampling distributions (kept for the average strategy)."""
+        if not self.is_open:
+            return tuple([0.0] * len(acts) for acts in self.actions)
+        return tuple(self._slots(AVERAGE, p).tolist() for p in (0, 1))
 
     def strategy(self, player: int, final_strategy: str = "empirical",
                  exploration: float = 0.0, threshold: float = 0.0) -> list[float]:
@@ -569,12 +576,14 @@ class ArrayTreeSearch(TreeSearch):
     # -- running -----------------------------------------------------------------------
 
     def run(self, state: pyspiel.State, iterations: int | None = 1000,
-            time_limit: float | None = None) -> ArrayNode:
+            time_limit: float | None = None, started: float | None = None) -> ArrayNode:
         """Search from ``state`` until ``iterations`` are done or ``time_limit`` seconds pass.
 
-        Pass ``iterations=None`` to search by time alone. Returns the root node.
+        Pass ``iterations=None`` to search by time alone. ``started``: when the move began
+        (``time.perf_counter()``; default now), which the time limit counts from. Returns the
+        root node.
         """
-        start = time.perf_counter()
+        start = time.perf_counter() if started is None else started
         iterations, time_limit = checks.check_budget(iterations, time_limit)
         if state.is_terminal():
             raise ValueError("cannot search from a terminal state: the game is over")
