@@ -36,8 +36,10 @@ class SMMCTSBot(SearchBot):
       player_id: 0 or 1.
       selector: "rm", "rmm", "exp3", "exp3m", "ucb" or "ucbm" (trailing "m": propagate
         node means, the paper's RMM / Exp3M).
-      gamma: exploration of RM and Exp3, in (0, 1].
-      c: UCB exploration constant (rewards are scaled into [-1, 1]).
+      gamma: exploration of RM and Exp3, in (0, 1]; default (None) 0.05 for RM (the
+        paper's), 0.1 for Exp3 (measured, docs/search_and_bots.md).
+      c: UCB exploration constant, on rewards in [0, 1]; default (None) 0.5 (measured; the
+        old 1.4 on rewards in [-1, 1] is 0.7).
       iterations: search iterations per step (None: search by time_limit alone).
       time_limit: seconds per step; the search stops at whichever budget runs out first.
       final_strategy: "empirical" frequencies (the paper's), "average" strategy,
@@ -67,7 +69,8 @@ class SMMCTSBot(SearchBot):
     """
 
     def __init__(self, game: pyspiel.Game, player_id: int, selector: str = "rm",
-                 gamma: float = 0.05, c: float = 1.4, iterations: int | None = 1000,
+                 gamma: float | None = None, c: float | None = None,
+                 iterations: int | None = 1000,
                  time_limit: float | None = None, final_strategy: str = "empirical",
                  seed: int | None = None, evaluator=None, engine: str = "auto",
                  threshold: float = DEFAULT_THRESHOLD, threads: int = 1):

@@ -24,7 +24,7 @@ and ``ratio_vs_cpp=<min over kernel games of ours / C++ MCTSBot>``.
 OpenSpiel with three parameter sets each (:data:`ALL_GAMES`; ``--only=<regex>`` picks some):
 per game, SMMCTSBot's iterations per second with each of ``--threads`` (the engine it
 chooses: the kernel engine where a kernel covers the game, else the generic one, which
-refuses more than one thread) and OpenSpiel's C++ MCTSBot's, or its Python MCTSBot's where
+refuses more than one thread; ``--engine=generic``: the generic path everywhere) and OpenSpiel's C++ MCTSBot's, or its Python MCTSBot's where
 the C++ bot refuses the game (games with intermediate rewards), timed alternately in the
 same run, their ratios, and the overshoot of SMMCTSBot's moves at ``--overshoot_time`` in
 self-play with tree reuse (at most ``--overshoot_moves`` moves per game). The last lines
@@ -66,6 +66,9 @@ _REPEATS = flags.DEFINE_integer("repeats", 5, "Timed searches per bot and game."
 _MOVE_TIME = flags.DEFINE_float("move_time", 0.1, "Seconds per move for the iteration counts.",
                                 lower_bound=0.001)
 _SELECTOR = flags.DEFINE_string("selector", "rm", "Our selector.")
+_ENGINE = flags.DEFINE_enum("engine", "auto", ["auto", "generic"],
+                            "SMMCTSBot's engine: auto (the kernel engine where a kernel covers "
+                            "the game) or generic (the generic path on every game).")
 _OVERSHOOT_TIME = flags.DEFINE_float(
     "overshoot_time", 0.05, "Seconds per move of the games that measure the overshoot.",
     lower_bound=0.001)
@@ -132,7 +135,7 @@ def timed(search, clock=None) -> float:
 
 def ours(game, state, seed, iterations=None, time_limit=None, threads=1):
     bot = SMMCTSBot(game, 0, selector=_SELECTOR.value, iterations=iterations,
-                    time_limit=time_limit, seed=seed, threads=threads)
+                    time_limit=time_limit, seed=seed, threads=threads, engine=_ENGINE.value)
     return bot, lambda: bot.step(state)
 
 
@@ -217,7 +220,8 @@ def overshoot(game_string: str, threads: int = 1, max_moves: int | None = None
     over = []
     for k in range(_OVERSHOOT_GAMES.value):
         bots = [SMMCTSBot(game, p, selector=_SELECTOR.value, iterations=None, time_limit=t,
-                          seed=100 * k + p, threads=threads) for p in (0, 1)]
+                          seed=100 * k + p, threads=threads, engine=_ENGINE.value)
+                for p in (0, 1)]
         state = game.new_initial_state()
         moves = 0
         while not state.is_terminal() and (max_moves is None or moves < max_moves):
@@ -260,7 +264,8 @@ def all_games_row(game_string: str, thread_counts: list[int]) -> dict:
     state = information_sets.first_decision_state(game)
     tb_state = turn_based_start(turn_based, state.history())
     baseline, refused = baseline_for(turn_based)
-    engine = "kernel" if kernels.kernel_for(game) is not None else "generic"
+    engine = ("kernel" if _ENGINE.value == "auto" and kernels.kernel_for(game) is not None
+              else "generic")
     usable = [n for n in thread_counts if n == 1 or engine == "kernel"]
     n = _PYTHON_ITERATIONS.value if baseline == "python" else _ITERATIONS.value
     for threads in usable:

@@ -60,6 +60,8 @@ _SOLUTION_DIR = flags.DEFINE_string("solution_dir", "results/solutions",
                                     "Where exact solutions are cached (JSON).")
 _RUNNER = cli.define_runner_flags("tune_exploration")
 _OUT = flags.DEFINE_string("out", None, "Output prefix (default: <results_dir>/tune).")
+_PUBLISH = flags.DEFINE_bool("publish", False, "Allow the outputs under docs/ (the committed "
+                             "figures: --out=docs/figures/tune_exploration --publish).")
 
 
 def candidates() -> list[tuple[str, str, float]]:
@@ -200,7 +202,7 @@ def main(argv):
     del argv
     out = _OUT.value or os.path.join(_RUNNER.results_dir.value, "tune")
     outputs.check_output([out + ext for ext in (".csv", ".png", ".json", "_scores.md")],
-                         publish=False)
+                         publish=_PUBLISH.value)
     all_jobs = jobs()
     params = {name: flags.FLAGS[name].value for name in (
         "games", "random_settings", "random_games", "random_runs", "states", "seeds",

@@ -184,7 +184,7 @@ def _advance(budget, kind, n1, n2, value, floats, nodes_i, nodes_f, pool, slots,
         n1 = nodes_i[N1, node]
         n2 = nodes_i[N2, node]
         if nodes_i[CHILD, node] < 0:  # first visit of a decision node
-            if (counters[POOL_USED] + n1 * n2 > len(pool)
+            if (counters[POOL_USED] + n1 * n2 + ta.block_count(kind, n1 * n2) > len(pool)
                     or counters[SLOTS_USED] + n1 + n2 > slots.shape[1]):
                 ints[MODE], ints[NODE], ints[DEPTH] = AT_NODE, node, depth
                 return FULL, node, -1, done
@@ -206,7 +206,8 @@ def _advance(budget, kind, n1, n2, value, floats, nodes_i, nodes_f, pool, slots,
             node = child
             continue
         if expanded < n1 * n2:
-            a = ta.untried_joint_action(pool, c0, n1 * n2 - expanded, _mt_random(ints))
+            a = ta.untried_joint_action(pool, c0, n1 * n2, n1 * n2 - expanded,
+                                        _mt_random(ints))
             ints[MODE], ints[NODE], ints[ACTION], ints[DEPTH] = NEEDS_CHILD, node, a, depth
             return EXPAND + (LAST if expanded == n1 * n2 - 1 else 0), node, a, done
         u1 = _mt_random(ints) if n1 > 1 else 0.0
@@ -236,8 +237,8 @@ class ArraySMMCTS(ArrayTreeSearch):
     seeded from ``seed``.
     """
 
-    def __init__(self, game: pyspiel.Game, selector: str = "rm", gamma: float = 0.05,
-                 c: float = 1.4, final_strategy: str = "empirical", evaluator=None,
+    def __init__(self, game: pyspiel.Game, selector: str = "rm", gamma: float | None = None,
+                 c: float | None = None, final_strategy: str = "empirical", evaluator=None,
                  seed: int | None = None, initial_nodes: int = 1 << 14, threshold: float = 0.0):
         super().__init__(game, selector, gamma, c, final_strategy, node_room=1, pool_room=0,
                          initial_nodes=initial_nodes, assumed_rate=3e5, threshold=threshold)
@@ -393,6 +394,7 @@ class ArraySMMCTS(ArrayTreeSearch):
         """Grow the arrays for what _advance needed: the pending chance child's
         ``outcomes`` or the opening of ``node``."""
         n1, n2 = int(self.nodes_i[N1, node]), int(self.nodes_i[N2, node])
-        self._pool_room = max(self._pool_room, outcomes + 1, n1 * n2 + n1 + n2)
+        self._pool_room = max(self._pool_room, outcomes + 1,
+                              n1 * n2 + ta.block_count(DECISION, n1 * n2) + n1 + n2)
         while not self.has_room():
             self._grow()

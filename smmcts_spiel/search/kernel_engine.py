@@ -121,7 +121,7 @@ def _iteration(root, root_state, code, params, data, evaluator, selector, mean_v
         n2 = nodes_i[N2, node]
         if nodes_i[EXPANDED, node] < n1 * n2:
             # Expansion: a uniformly random joint action among those never tried.
-            a = ta.untried_joint_action(pool, c0, n1 * n2 - nodes_i[EXPANDED, node],
+            a = ta.untried_joint_action(pool, c0, n1 * n2, n1 * n2 - nodes_i[EXPANDED, node],
                                         rng.random())
             kernels.apply_actions(code, state, params, data, pool[a0 + a // n2],
                                   pool[a0 + n1 + a % n2])
@@ -217,8 +217,8 @@ class KernelSMMCTS(ArrayTreeSearch):
     "random_rollout" (default) or "heuristic". Raises ValueError if the game has no kernel.
     """
 
-    def __init__(self, game: pyspiel.Game, selector: str = "rm", gamma: float = 0.05,
-                 c: float = 1.4, final_strategy: str = "empirical",
+    def __init__(self, game: pyspiel.Game, selector: str = "rm", gamma: float | None = None,
+                 c: float | None = None, final_strategy: str = "empirical",
                  evaluator: str = "random_rollout", seed: int | None = None,
                  initial_nodes: int = 1 << 16, threshold: float = 0.0):
         check_game(game)
@@ -230,7 +230,9 @@ class KernelSMMCTS(ArrayTreeSearch):
         if evaluator not in kernels.EVALUATORS:
             raise ValueError(f"evaluator must be one of {', '.join(kernels.EVALUATORS)} "
                              f"(compiled leaf evaluators of the game kernel), got {evaluator!r}")
-        width = kernel.max_actions ** 2 + 2 * kernel.max_actions + 2 * kernel.max_chance_outcomes
+        joint = kernel.max_actions ** 2
+        width = (joint + ta.block_count(ta.DECISION, joint) + 2 * kernel.max_actions
+                 + 2 * kernel.max_chance_outcomes)
         super().__init__(game, selector, gamma, c, final_strategy,
                          node_room=kernel.max_depth + 1,
                          pool_room=(kernel.max_depth + 1) * width, initial_nodes=initial_nodes,

@@ -101,8 +101,8 @@ def exploitability_curves(
     flat: trees.FlatTree,
     selector: str,
     *,
-    gamma: float = 0.05,
-    c: float = 1.4,
+    gamma: float | None = None,
+    c: float | None = None,
     checkpoints: Sequence[int],
     seeds: Sequence[int],
     game_value: float,
@@ -117,10 +117,7 @@ def exploitability_curves(
     (:func:`smmcts_spiel.search.selectors.decreasing_gamma`) instead of a constant gamma.
     """
     base, mean_variant = selectors.parse_selector(selector)
-    if base == "ucb":
-        c = selectors.check_c(c)
-    else:
-        gamma = selectors.check_gamma(gamma)
+    gamma, c = selectors.exploration(base, gamma, c)
     if gamma_schedule not in GAMMA_SCHEDULES:
         raise ValueError(f"gamma_schedule must be one of {GAMMA_SCHEDULES}, "
                          f"got {gamma_schedule!r}")

@@ -29,6 +29,11 @@ from __future__ import annotations
 import math
 
 SELECTOR_NAMES = ("rm", "rmb", "exp3", "ucb")
+#: Each selector's exploration when none is given: RM's is the paper's; Exp3's and UCB's
+#: were measured with rewards in [0, 1] against exact solutions (scripts/tune_exploration.py,
+#: docs/search_and_bots.md, 25 Nov 2026).
+DEFAULT_GAMMA = {"rm": 0.05, "rmb": 0.05, "exp3": 0.1}
+DEFAULT_C = 0.5
 
 # ----------------------------------------------------------------------------------------
 # Shared arithmetic (plain loops: works on lists here, compiled by numba on arrays there).
@@ -276,6 +281,18 @@ def parse_selector(name: str) -> tuple[str, bool]:
                      "(a trailing 'm' propagates node means: RMM, RMBM, Exp3M, UCBM)")
 
 
+def exploration(name: str, gamma: float | None, c: float | None) -> tuple[float, float]:
+    """``(gamma, c)`` of the selector ``name`` (base or "m" variant), checked; None takes
+    the selector's default (:data:`DEFAULT_GAMMA`, :data:`DEFAULT_C`). The one that the
+    selector does not use is returned as given (or its default)."""
+    base, _ = parse_selector(name)
+    gamma = DEFAULT_GAMMA.get(base, DEFAULT_GAMMA["rm"]) if gamma is None else gamma
+    c = DEFAULT_C if c is None else c
+    if base == "ucb":
+        return gamma, check_c(c)
+    return check_gamma(gamma), c
+
+
 def check_gamma(gamma: float) -> float:
     if isinstance(gamma, bool) or not isinstance(gamma, (int, float)) or not 0 < gamma <= 1:
         raise ValueError(f"gamma must be in (0, 1] (the exploration probability), got {gamma!r}")
@@ -288,13 +305,13 @@ def check_c(c: float) -> float:
     return float(c)
 
 
-def selector_factory(name: str, gamma: float = 0.05, c: float = 1.4):
-    """A function ``num_actions -> selector`` for the base selector ``name``."""
+def selector_factory(name: str, gamma: float | None = None, c: float | None = None):
+    """A function ``num_actions -> selector`` for the base selector ``name`` (None: the
+    selector's default exploration, see :func:`exploration`)."""
     base, _ = parse_selector(name)
+    gamma, c = exploration(base, gamma, c)
     if base == "ucb":
-        c = check_c(c)
         return lambda num_actions: UCBSelector(num_actions, c)
-    gamma = check_gamma(gamma)
     cls = {"rm": RegretMatchingSelector, "rmb": BanditRegretMatchingSelector,
            "exp3": Exp3Selector}[base]
     return lambda num_actions: cls(num_actions, gamma)

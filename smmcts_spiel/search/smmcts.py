@@ -34,12 +34,7 @@ from open_spiel.python import policy as policy_lib
 
 from smmcts_spiel import checks, trees
 from smmcts_spiel.search.evaluators import RandomRolloutEvaluator, sample_chance
-from smmcts_spiel.search.selectors import (
-    check_c,
-    check_gamma,
-    parse_selector,
-    selector_factory,
-)
+from smmcts_spiel.search.selectors import exploration, parse_selector, selector_factory
 
 FINAL_STRATEGIES = ("empirical", "average", "average_no_exploration", "most_visited")
 
@@ -236,10 +231,7 @@ class TreeSearch:
         """Check and keep the options every engine takes (see :class:`SMMCTS`)."""
         check_game(game)
         base, self.propagate_mean = parse_selector(selector)
-        if base == "ucb":
-            c = check_c(c)
-        else:
-            gamma = check_gamma(gamma)
+        gamma, c = exploration(base, gamma, c)
         if final_strategy not in FINAL_STRATEGIES:
             raise ValueError(f"final_strategy must be one of {', '.join(FINAL_STRATEGIES)}, "
                              f"got {final_strategy!r}")
@@ -306,8 +298,10 @@ class SMMCTS(TreeSearch):
         stages (simultaneous or sequential).
       selector: "rm", "exp3" or "ucb"; with a trailing "m" ("rmm", "exp3m", "ucbm") nodes
         propagate their mean value instead of the sampled one.
-      gamma: exploration of RM and Exp3, in (0, 1].
-      c: exploration constant of UCB.
+      gamma: exploration of RM and Exp3, in (0, 1]; None: the selector's default
+        (``selectors.DEFAULT_GAMMA``: RM 0.05, Exp3 0.1).
+      c: exploration constant of UCB on rewards in [0, 1]; None: ``selectors.DEFAULT_C``
+        (0.5).
       final_strategy: one of FINAL_STRATEGIES (see :func:`final_probabilities`):
         "empirical" (frequencies n_i / n, the paper's) or "average" (the mean
         of the sampling distributions).
@@ -318,8 +312,8 @@ class SMMCTS(TreeSearch):
       seed: seeds every random choice of the search.
     """
 
-    def __init__(self, game: pyspiel.Game, selector: str = "rm", gamma: float = 0.05,
-                 c: float = 1.4, final_strategy: str = "empirical", evaluator=None,
+    def __init__(self, game: pyspiel.Game, selector: str = "rm", gamma: float | None = None,
+                 c: float | None = None, final_strategy: str = "empirical", evaluator=None,
                  seed: int | None = None, threshold: float = 0.0):
         super().__init__(game, selector, gamma, c, final_strategy, threshold)
         self._make_selector = selector_factory(self.base_selector, self.gamma, self.c)

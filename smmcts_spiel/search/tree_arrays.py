@@ -15,7 +15,10 @@ Layout:
   sums ``X``, visits ``n`` and terminal value;
 * a node is *opened* on its first visit (chance nodes of the array engine when created):
   its children table (joint action ``i * n2 + j``, or chance outcome; -1 while missing) goes
-  to ``pool``, its per-action statistics (selector statistic, count, sum of sampling
+  to ``pool``, followed at a decision node wider than ``BLOCK`` joint actions by the number
+  of children of each block of ``BLOCK`` entries (:func:`block_count`), which lets the
+  expansion rule find the ``k``-th missing child without reading the whole table (Blotto's
+  root has up to tens of thousands); its per-action statistics (selector statistic, count, sum of sampling
   distributions, current distribution; chance: outcome probabilities) to
   ``slots[field, slot]``. The kernel engine also stores the node's pyspiel actions in
   ``pool`` (field ``ACTIONS``); the array engine keeps them in Python (``ACTIONS`` is -1).
@@ -55,6 +58,7 @@ GAMMA, C, INV_SCALE, UTILITY_SUM, REWARD_LOW, INV_REWARD_RANGE = range(6)
 CONFIG_SIZE = 6
 
 CHECK_EVERY = 0.002  # seconds between clock checks under a time limit
+BLOCK = 64  # joint actions per block of a wide node's children table (see block_count)
 
 inlined = numba.njit(inline="always", error_model="numpy")
 rm_probabilities = inlined(selectors.regret_matching_probabilities)
@@ -86,29 +90,42 @@ def new_node(kind, u1, nodes_i, nodes_f, counters):
     return node
 
 
+@numba.njit(inline="always")
+def block_count(kind, width):
+    """Block counters after a children table of ``width`` entries (decision nodes wider
+    than ``BLOCK``: one per block of ``BLOCK`` entries, its number of children)."""
+    if kind == CHANCE or width <= BLOCK:
+        return 0
+    return (width + BLOCK - 1) // BLOCK
+
+
 @inlined
 def open_node(node, n1, n2, action_room, nodes_i, pool, slots, counters):
-    """Give ``node`` its children table (``n1 * n2`` entries; chance: ``n1``, with ``n2 = 1``),
-    ``action_room`` pool entries for its actions (``ACTIONS``; none if 0) and ``n1 + n2``
-    zeroed slots. Returns the pool offset of the actions."""
+    """Give ``node`` its children table (``n1 * n2`` entries; chance: ``n1``, with ``n2 = 1``)
+    and its block counters (:func:`block_count`), ``action_room`` pool entries for its
+    actions (``ACTIONS``; none if 0) and ``n1 + n2`` zeroed slots. Returns the pool offset
+    of the actions."""
     width = n1 if nodes_i[KIND, node] == CHANCE else n1 * n2
+    blocks = block_count(nodes_i[KIND, node], width)
     p = counters[POOL_USED]
-    counters[POOL_USED] += width + action_room
+    counters[POOL_USED] += width + blocks + action_room
     s = counters[SLOTS_USED]
     counters[SLOTS_USED] += n1 + n2
     nodes_i[N1, node] = n1
     nodes_i[N2, node] = n2
     nodes_i[CHILD, node] = p
-    nodes_i[ACTIONS, node] = p + width if action_room > 0 else -1
+    nodes_i[ACTIONS, node] = p + width + blocks if action_room > 0 else -1
     nodes_i[SLOT, node] = s
     for a in range(width):
         pool[p + a] = -1
+    for b in range(blocks):
+        pool[p + width + b] = 0
     for a in range(n1 + n2):
         slots[STAT, s + a] = 0.0
         slots[COUNT, s + a] = 0.0
         slots[AVERAGE, s + a] = 0.0
         slots[PROB, s + a] = 0.0
-    return p + width
+    return p + width + blocks
 
 
 @inlined
@@ -199,10 +216,21 @@ def select(selector, stat, counts, gamma, c, probs, u):
 
 
 @inlined
-def untried_joint_action(pool, c0, untried, u):
-    """The expansion rule: the ``floor(u * untried)``-th joint action without a child."""
+def untried_joint_action(pool, c0, width, untried, u):
+    """The expansion rule: the ``floor(u * untried)``-th joint action without a child (of
+    the ``width`` of a decision node), skipping whole blocks by their counters."""
     target = min(int(u * untried), untried - 1)
     a = 0
+    if width > BLOCK:
+        b = 0
+        while True:
+            size = min(BLOCK, width - a)
+            missing = size - pool[c0 + width + b]
+            if target < missing:
+                break
+            target -= missing
+            a += size
+            b += 1
     while True:
         if pool[c0 + a] < 0:
             if target == 0:
@@ -217,7 +245,10 @@ def expand(node, a, child, u, selector, track_average, config, nodes_i, nodes_f,
     ``node`` (whose own ``X, n`` the expansion does not touch)."""
     c0 = nodes_i[CHILD, node]
     n2 = nodes_i[N2, node]
+    width = nodes_i[N1, node] * n2
     pool[c0 + a] = child
+    if width > BLOCK:
+        pool[c0 + width + a // BLOCK] += 1
     nodes_i[EXPANDED, node] += 1
     nodes_f[X, child] += u
     nodes_f[VISITS, child] += 1.0
@@ -271,12 +302,15 @@ def copy_subtree(root, nodes_i, nodes_f, pool, slots, counters, new_nodes_i, new
         n1 = nodes_i[N1, old]
         n2 = nodes_i[N2, old]
         width = n1 if nodes_i[KIND, old] == CHANCE else n1 * n2
+        blocks = block_count(nodes_i[KIND, old], width)
         a0 = nodes_i[ACTIONS, old]
         room = n1 + n2 if a0 >= 0 else 0
         p = new_counters[POOL_USED]
-        new_counters[POOL_USED] += width + room
+        new_counters[POOL_USED] += width + blocks + room
         new_nodes_i[CHILD, new] = p
-        new_nodes_i[ACTIONS, new] = p + width if a0 >= 0 else -1
+        new_nodes_i[ACTIONS, new] = p + width + blocks if a0 >= 0 else -1
+        for b in range(blocks):
+            new_pool[p + width + b] = pool[c0 + width + b]
         for a in range(width):
             child = pool[c0 + a]
             if child >= 0:
@@ -288,7 +322,7 @@ def copy_subtree(root, nodes_i, nodes_f, pool, slots, counters, new_nodes_i, new
             else:
                 new_pool[p + a] = -1
         for a in range(room):
-            new_pool[p + width + a] = pool[a0 + a]
+            new_pool[p + width + blocks + a] = pool[a0 + a]
         s = nodes_i[SLOT, old]
         t = new_counters[SLOTS_USED]
         new_counters[SLOTS_USED] += n1 + n2
