@@ -7,9 +7,9 @@ import time
 import pyspiel
 
 from smmcts_spiel.bots.search_bot import SearchBot
-from smmcts_spiel.search import information_sets
-from smmcts_spiel.search.information_sets import WorldSampler
-from smmcts_spiel.search.is_smmcts import InformationSetSMMCTS
+from smmcts_spiel.imperfect import information_sets
+from smmcts_spiel.imperfect.information_sets import WorldSampler
+from smmcts_spiel.imperfect.is_smmcts import InformationSetSMMCTS
 from smmcts_spiel.search.selectors import sample_index
 
 
@@ -17,7 +17,7 @@ class ISSMMCTSBot(SearchBot):
     """Searches from worlds drawn from its information set, plays its final strategy there.
 
     Every iteration starts from a history the bot cannot tell from the real one, drawn by
-    chance probability (:class:`~smmcts_spiel.search.information_sets.WorldSampler`); the
+    chance probability (:class:`~smmcts_spiel.imperfect.information_sets.WorldSampler`); the
     trees persist between moves. The bot samples its move from the final strategy at its
     information set (a pure choice would be exploitable).
 

@@ -1,7 +1,7 @@
 """MMCTSBot: a player of a trained multiple-tree MCTS (Exp3), as a ``pyspiel.Bot``.
 
-The bot trains both players' trees (:mod:`smmcts_spiel.search.mmcts`, or the array engine
-of :mod:`smmcts_spiel.search.mmcts_phantom_ttt` on classical Phantom Tic-Tac-Toe) for
+The bot trains both players' trees (:mod:`smmcts_spiel.imperfect.mmcts`, or the array engine
+of :mod:`smmcts_spiel.imperfect.mmcts_phantom_ttt` on classical Phantom Tic-Tac-Toe) for
 ``training_iterations`` simulations when it is built (offline), or reuses a search given to
 it (trained once, or loaded from disk, and shared by both seats). It plays the final
 strategy of its own tree at its information state; with ``iterations`` (the per-move budget,
@@ -19,8 +19,9 @@ import pyspiel
 
 from smmcts_spiel import checks
 from smmcts_spiel.games import phantom_ttt_rules
-from smmcts_spiel.search import mmcts, selectors
-from smmcts_spiel.search.mmcts_phantom_ttt import PhantomTTTMultipleTreeSearch
+from smmcts_spiel.imperfect import mmcts
+from smmcts_spiel.imperfect.mmcts_phantom_ttt import PhantomTTTMultipleTreeSearch
+from smmcts_spiel.search import selectors
 
 ENGINES = ("auto", "generic", "arrays")
 
@@ -39,7 +40,7 @@ class MMCTSBot(pyspiel.Bot):
 
     ``gamma`` and ``engine`` configure a new search; with ``search`` given they are unused
     (the search keeps its own gamma) and ``training_iterations`` trains the shared search
-    further. ``final_strategy`` is one of :data:`smmcts_spiel.search.mmcts.FINAL_STRATEGIES`:
+    further. ``final_strategy`` is one of :data:`smmcts_spiel.imperfect.mmcts.FINAL_STRATEGIES`:
     ``empirical`` (visit frequencies, as in SMMCTSBot), ``exp3`` or ``exp3_no_exploration``.
     ``seed`` seeds the new search and the bot's own move sampling.
     """

@@ -7,9 +7,9 @@ import time
 import pyspiel
 
 from smmcts_spiel.bots.search_bot import SearchBot
-from smmcts_spiel.search import information_sets
-from smmcts_spiel.search.oos import check_final_strategy
-from smmcts_spiel.search.oos_kernel import outcome_sampling
+from smmcts_spiel.imperfect import information_sets
+from smmcts_spiel.imperfect.oos import check_final_strategy
+from smmcts_spiel.imperfect.oos_kernel import outcome_sampling
 from smmcts_spiel.search.selectors import sample_index
 from smmcts_spiel.search.smmcts import check_threshold, thresholded
 

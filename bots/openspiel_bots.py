@@ -23,7 +23,7 @@ from open_spiel.python.algorithms import ismcts, mcts
 from smmcts_spiel import checks
 from smmcts_spiel.bots.belief_sampler import WorldResampler
 from smmcts_spiel.games import phantom_ttt_rules
-from smmcts_spiel.search import information_sets
+from smmcts_spiel.imperfect import information_sets
 
 ENGINES = ("python", "cpp")
 #: Simulations of the Python bot's first search on a time budget (then doubled).
@@ -142,7 +142,7 @@ class ISMCTSBot(pyspiel.Bot):
     of a round cannot see the first's move). Every search starts afresh (OpenSpiel's bot
     keeps no tree between moves) from worlds drawn from the bot's information set:
     ``worlds="information_set"`` draws its histories by chance probability
-    (:class:`~smmcts_spiel.search.information_sets.WorldSampler`; any game whose
+    (:class:`~smmcts_spiel.imperfect.information_sets.WorldSampler`; any game whose
     information sets are small enough to enumerate), ``"belief"`` draws a Phantom
     Tic-Tac-Toe board uniformly among the consistent ones
     (:class:`~smmcts_spiel.bots.belief_sampler.WorldResampler`), ``"auto"`` the latter on

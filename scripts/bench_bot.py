@@ -46,7 +46,7 @@ from open_spiel.python.algorithms import mcts
 from smmcts_spiel.bots import SMMCTSBot
 from smmcts_spiel.experiments import cli
 from smmcts_spiel.games import kernels
-from smmcts_spiel.search import information_sets
+from smmcts_spiel.imperfect import information_sets
 
 _KERNEL_GAMES = flags.DEFINE_string(
     "kernel_games", "goofspiel(num_cards=6,points_order=descending,imp_info=False);"

@@ -16,7 +16,7 @@ import time
 
 import numpy as np
 import pyspiel
-from absl import flags
+from absl import app, flags
 from open_spiel.python.algorithms import mcts
 
 import smmcts_spiel  # noqa: F401  (registers the games)
@@ -27,15 +27,19 @@ from smmcts_spiel.search import matrix_tree_engine as engine
 from smmcts_spiel.search.array_engine import ArraySMMCTS
 from smmcts_spiel.search.smmcts import SMMCTS
 
-_DEPTH = flags.DEFINE_integer("depth", 2, "Depth of the random stacked matrix game.")
-_BRANCHING = flags.DEFINE_integer("branching", 2, "Actions per player per stage.")
-_SEED = flags.DEFINE_integer("seed", 0, "Seed of the game's utilities and of the searches.")
+_DEPTH = flags.DEFINE_integer("depth", 2, "Depth of the random stacked matrix game.",
+                              lower_bound=1)
+_BRANCHING = flags.DEFINE_integer("branching", 2, "Actions per player per stage.",
+                                  lower_bound=1)
+_SEED = cli.define_seed("Seed of the game's utilities and of the searches.")
 _SELECTOR = flags.DEFINE_string("selector", "rm", "Selector of both SM-MCTS engines.")
 _FAST_ITERATIONS = flags.DEFINE_integer("fast_iterations", 2_000_000,
-                                        "Iterations per timed fast search.")
+                                        "Iterations per timed fast search.", lower_bound=1)
 _ITERATIONS = flags.DEFINE_integer("iterations", 20_000,
-                                   "Iterations per timed pyspiel-state / OpenSpiel search.")
-_REPEATS = flags.DEFINE_integer("repeats", 3, "Timed searches per engine (median reported).")
+                                   "Iterations per timed pyspiel-state / OpenSpiel search.",
+                                   lower_bound=1)
+_REPEATS = flags.DEFINE_integer("repeats", 3, "Timed searches per engine (median reported).",
+                                lower_bound=1)
 
 
 def rate(search, iterations: int, repeats: int) -> float:
@@ -48,9 +52,12 @@ def rate(search, iterations: int, repeats: int) -> float:
 
 
 def main(argv):
-    game = pyspiel.load_game("smmcts_random_stacked_matrix",
-                             {"depth": _DEPTH.value, "branching": _BRANCHING.value,
-                              "seed": _SEED.value})
+    try:
+        game = pyspiel.load_game("smmcts_random_stacked_matrix",
+                                 {"depth": _DEPTH.value, "branching": _BRANCHING.value,
+                                  "seed": _SEED.value})
+    except ValueError as e:
+        raise app.UsageError(f"--depth, --branching: {e}") from None
     flat = trees.flatten(game.tree)
     value = solver.tree_value(game.tree)
     turn_based = pyspiel.convert_to_turn_based(game)

@@ -15,22 +15,24 @@ The last line is ``iterations_per_second=<float>`` (the array engine).
 import time
 
 import numpy as np
-import pyspiel
-from absl import flags
+from absl import app, flags
 from open_spiel.python.algorithms import ismcts, mcts
 
 from smmcts_spiel.experiments import cli
-from smmcts_spiel.search import mmcts
-from smmcts_spiel.search.mmcts_phantom_ttt import PhantomTTTMultipleTreeSearch
+from smmcts_spiel.imperfect import mmcts
+from smmcts_spiel.imperfect.mmcts_phantom_ttt import PhantomTTTMultipleTreeSearch
 
 _ITERATIONS = flags.DEFINE_integer("iterations", 2_000_000,
-                                   "MMCTS iterations timed on the array engine.")
+                                   "MMCTS iterations timed on the array engine.", lower_bound=1)
 _GENERIC_ITERATIONS = flags.DEFINE_integer("generic_iterations", 20_000,
-                                           "Iterations timed on the generic engine.")
+                                           "Iterations timed on the generic engine.",
+                                           lower_bound=1)
 _ISMCTS_SIMULATIONS = flags.DEFINE_integer("ismcts_simulations", 5_000,
-                                           "ISMCTS simulations timed (one search).")
+                                           "ISMCTS simulations timed (one search).",
+                                           lower_bound=1)
 _GAMMA = flags.DEFINE_float("gamma", 0.05, "Exp3 exploration probability.")
-_SEED = flags.DEFINE_integer("seed", 0, "Seed of every generator.")
+_SEED = cli.define_seed("Seed of every generator.")
+flags.register_validator("gamma", lambda g: 0 < g <= 1, "--gamma must be in (0, 1]")
 _GAME = flags.DEFINE_string("game", "phantom_ttt", "Game string (classical Phantom Tic-Tac-Toe).")
 
 
@@ -42,7 +44,13 @@ def _rate(work, run) -> float:
 
 def main(argv):
     del argv
-    game = pyspiel.load_game(_GAME.value)
+    try:
+        game = cli.load_game(_GAME.value)
+        mmcts.check_game(game)
+        if game.get_type().short_name != "phantom_ttt":
+            raise ValueError(f"--game: the array engine plays phantom_ttt, not {game}")
+    except ValueError as e:
+        raise app.UsageError(str(e)) from None
     PhantomTTTMultipleTreeSearch(game, _GAMMA.value, _SEED.value).train(1000)  # compile
     arrays = PhantomTTTMultipleTreeSearch(game, _GAMMA.value, _SEED.value)
     arrays_rate = _rate(_ITERATIONS.value, lambda: arrays.train(_ITERATIONS.value))

@@ -2,9 +2,9 @@
 
 For each game, iterations per second (one iteration = one sampled episode from the root of
 the game, update players alternating, the same unit for every row) of:
-  * OOS compiled on the game's information kernel (smmcts_spiel.search.oos_kernel),
+  * OOS compiled on the game's information kernel (smmcts_spiel.imperfect.oos_kernel),
     untargeted (delta=0) and targeted (delta=0.9) at an information set a few moves deep;
-  * OOS over pyspiel states (smmcts_spiel.search.oos, the generic engine), the same two;
+  * OOS over pyspiel states (smmcts_spiel.imperfect.oos, the generic engine), the same two;
   * OpenSpiel's C++ OutcomeSamplingMCCFRSolver (no targeting, no incremental tree: its
     tables hold every information set it has met), on the same (turn-based) game.
 Timed runs start from empty tables; a warm-up compiles numba first. Ratios are printed
@@ -19,22 +19,21 @@ import time
 
 import numpy as np
 import pyspiel
-from absl import flags
+from absl import app, flags
 
 import smmcts_spiel  # noqa: F401
 from smmcts_spiel.experiments import cli
-from smmcts_spiel.search import information_sets
-from smmcts_spiel.search.oos import OutcomeSampling
-from smmcts_spiel.search.oos_kernel import KernelOutcomeSampling
+from smmcts_spiel.imperfect import information_sets
+from smmcts_spiel.imperfect.oos import OutcomeSampling
+from smmcts_spiel.imperfect.oos_kernel import KernelOutcomeSampling
 
-_GAMES = flags.DEFINE_list("games", ["kuhn_poker", "leduc_poker",
-                                     "goofspiel(num_cards=4,imp_info=True)",
-                                     "goofspiel(num_cards=6,imp_info=True)", "phantom_ttt"],
-                           "Games with an information kernel.")
+_GAMES = flags.DEFINE_string("games", "kuhn_poker;leduc_poker;goofspiel(num_cards=4,imp_info=True);"
+                             "goofspiel(num_cards=6,imp_info=True);phantom_ttt",
+                             "Semicolon-separated games with an information kernel.")
 _SECONDS = flags.DEFINE_float("seconds", 2.0, "Seconds timed per row.", lower_bound=0.01)
 _DEPTH = flags.DEFINE_integer("depth", 4, "Actions before the targeted information set.",
                               lower_bound=0)
-_SEED = flags.DEFINE_integer("seed", 0, "Seed of every generator.")
+_SEED = cli.define_seed("Seed of every generator.")
 
 
 def _oos_rate(cls, game, delta, target, seconds) -> float:
@@ -62,8 +61,13 @@ def main(argv):
     rng = np.random.default_rng(_SEED.value)
     print(f"{'game':<40} {'compiled':>10} {'targeted':>10} {'python':>9} {'targeted':>9} "
           f"{'C++ OS':>9} {'compiled/C++':>12}  {'python/C++':>10}")
-    for game_string in _GAMES.value:
-        game = pyspiel.load_game(game_string)
+    try:
+        games = {name: cli.load_game(name, "--games") for name in cli.split(_GAMES.value)}
+        for game in games.values():
+            KernelOutcomeSampling(game, seed=0)  # refuses a game without an information kernel
+    except ValueError as e:
+        raise app.UsageError(str(e)) from None
+    for game_string, game in games.items():
         KernelOutcomeSampling(game, seed=0).run(100)  # compile
         search_game = KernelOutcomeSampling(game, seed=0).search_game
         target = information_sets.random_decision_state(search_game, rng, _DEPTH.value)

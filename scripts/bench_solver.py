@@ -23,14 +23,16 @@ from __future__ import annotations
 
 import csv
 import multiprocessing
+import os
 import time
 
 import pyspiel
-from absl import flags
+from absl import app, flags
 from open_spiel.python.algorithms import exploitability as openspiel_exploitability
 from open_spiel.python.algorithms import sequence_form_lp
 
 import smmcts_spiel  # noqa: F401  (registers the smmcts_ games)
+from smmcts_spiel import experiments
 from smmcts_spiel.exact import exploitability, solver
 from smmcts_spiel.exact.random_strategies import (
     RandomInformationStateStrategy,
@@ -44,15 +46,22 @@ _GOOFSPIEL = flags.DEFINE_string(
 _RANDOM_GAME = flags.DEFINE_string(
     "random_game", "smmcts_random_stacked_matrix(depth=3,branching=3,seed=0)",
     "Random stacked matrix game of parts 1 and 2.")
-_REPEATS = flags.DEFINE_integer("repeats", 20, "Runs per timing of ours; the best is reported.")
+_REPEATS = flags.DEFINE_integer("repeats", 20, "Runs per timing of ours; the best is reported.",
+                                lower_bound=1)
 _OPENSPIEL_REPEATS = flags.DEFINE_integer("openspiel_repeats", 5,
-                                          "Runs per timing of OpenSpiel's; the best counts.")
+                                          "Runs per timing of OpenSpiel's; the best counts.",
+                                          lower_bound=1)
 _MAX_SECONDS = flags.DEFINE_float("max_seconds", 60.0, "Time budget per Goofspiel size in part 3.")
-_MIN_CARDS = flags.DEFINE_integer("min_cards", 3, "First Goofspiel size tried in part 3.")
-_MAX_CARDS = flags.DEFINE_integer("max_cards", 8, "Last Goofspiel size tried in part 3.")
-_SEED = flags.DEFINE_integer("seed", 0, "Seed of the random policy of part 2.")
+flags.register_validator("max_seconds", cli.positive_finite,
+                         "--max_seconds must be a positive, finite number of seconds")
+_MIN_CARDS = flags.DEFINE_integer("min_cards", 3, "First Goofspiel size tried in part 3.",
+                                  lower_bound=1)
+_MAX_CARDS = flags.DEFINE_integer("max_cards", 8, "Last Goofspiel size tried in part 3.",
+                                  lower_bound=1)
+_SEED = cli.define_seed("Seed of the random policy of part 2.")
 _OUTPUT_CSV = flags.DEFINE_string("output_csv", None,
                                   "Also write every measured time to this CSV file.")
+_PUBLISH = cli.define_publish("--output_csv into docs/ or data/")
 
 
 def best_time(fn, repeats: int) -> tuple[float, object]:
@@ -87,6 +96,19 @@ def solve_goofspiel_within(cards: int, seconds: float):
 
 
 def main(argv):
+    try:
+        if _OUTPUT_CSV.value:
+            experiments.check_output([_OUTPUT_CSV.value], publish=_PUBLISH.value)
+            experiments.outputs.make_dir(os.path.dirname(_OUTPUT_CSV.value) or ".",
+                                         "folder of --output_csv")
+        for flag, name in (("--goofspiel", _GOOFSPIEL.value),
+                           ("--random_game", _RANDOM_GAME.value)):
+            solver.check_game(cli.load_game(name, flag))
+        if _MIN_CARDS.value > _MAX_CARDS.value:
+            raise ValueError(f"--min_cards={_MIN_CARDS.value} is above "
+                             f"--max_cards={_MAX_CARDS.value}")
+    except ValueError as e:
+        raise app.UsageError(str(e)) from None
     rows = []
     value_ratios, exploitability_ratios = [], []
 

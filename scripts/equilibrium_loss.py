@@ -21,7 +21,8 @@ state) and ``summary.md`` (per bot and rule, per game with 95% intervals: loss a
 equilibrium and against a best reply, the opponent's loss, the return estimated from the
 exact values, with the standard interval and the seat-stratified one, and the return the
 games gave). Timing-sensitive with ``--time_limit``: run
-through ``/work/bin/measure`` with ``--num_workers=1``.
+on a quiet core (e.g. ``taskset -c 1``) with ``--num_workers=1``. Writing into docs/ or data/
+(the committed results) needs ``--publish``.
 """
 
 from __future__ import annotations
@@ -31,12 +32,10 @@ import os
 import time
 
 import numpy as np
-import pyspiel
 from absl import app, flags
 
 import smmcts_spiel  # noqa: F401  (registers the smmcts_* games)
-from smmcts_spiel import experiments, tournament
-from smmcts_spiel.bot_specs import parse_bot_spec
+from smmcts_spiel import bot_specs, experiments, match
 from smmcts_spiel.bots.equilibrium_bot import solution_of
 from smmcts_spiel.exact import solver
 from smmcts_spiel.experiments import cli
@@ -49,11 +48,11 @@ _BOTS = flags.DEFINE_string("bots", "smmcts;mcts(engine=cpp)", "Semicolon-separa
 _OPPONENT = flags.DEFINE_string("opponent", "equilibrium", "The bot every bot plays (a spec).")
 _RULES = flags.DEFINE_string("rules", "", "Semicolon-separated final-move rules to score on "
                              "smmcts bots' trees: name or name@threshold.")
-_TIME_LIMIT = flags.DEFINE_float("time_limit", 0.1, "Seconds per move of the searching bots "
-                                 "(specs without a budget).")
+_TIME_LIMIT = flags.DEFINE_float("time_limit", 0.1, "Seconds per move of every searching bot "
+                                 "whose spec names no budget of its own.")
 _NUM_GAMES = flags.DEFINE_integer("num_games", 100, "Games per bot.", lower_bound=1)
 _CHUNK = flags.DEFINE_integer("chunk", 10, "Games per job.", lower_bound=1)
-_SEED = flags.DEFINE_integer("seed", 0, "Base seed.")
+_SEED = cli.define_seed("Base seed.")
 _WORKERS = flags.DEFINE_integer("num_workers", 1, "Worker processes.", lower_bound=1)
 _SOLUTIONS_DIR = flags.DEFINE_string(
     "solutions_dir", "results/solutions", "Where exact solutions are cached (solved once).")
@@ -62,11 +61,15 @@ _SOLVE_ONLY = flags.DEFINE_bool(
     "before a timed run, so that the timed run does not spend its CPU slot solving).")
 _RESULTS_DIR = flags.DEFINE_string("results_dir", "results/equilibrium_loss",
                                    "Output directory.")
+_PUBLISH = cli.define_publish("into a --results_dir (or --solutions_dir) under docs/ or data/ "
+                              "(the committed results, docs/figures/tournament/...)")
+flags.register_validator("time_limit", cli.positive_finite,
+                         "--time_limit must be a positive, finite number of seconds")
 
 
 def parse_rules(text: str) -> tuple[tuple[str, float], ...]:
     rules = []
-    for item in split(text):
+    for item in cli.split(text):
         name, _, threshold = item.partition("@")
         if name not in FINAL_STRATEGIES:
             raise ValueError(f"rule {item!r}: the name must be one of "
@@ -81,10 +84,6 @@ def parse_rules(text: str) -> tuple[tuple[str, float], ...]:
     return tuple(rules)
 
 
-def split(text: str) -> list[str]:
-    return [s.strip() for s in text.split(";") if s.strip()]
-
-
 def rule_label(rule: tuple[str, float]) -> str:
     return rule[0] + (f"@{rule[1]:g}" if rule[1] else "")
 
@@ -97,19 +96,17 @@ def main(argv):
 
 
 def run() -> None:
-    bots = [tournament.with_time_limit(s, _TIME_LIMIT.value) for s in split(
-        _BOTS.value)]
+    results_dir = _RESULTS_DIR.value
+    experiments.check_output([_SOLUTIONS_DIR.value] + ([] if _SOLVE_ONLY.value else
+                                                       [results_dir]), publish=_PUBLISH.value)
+    bots = [bot_specs.with_time_limit(s, _TIME_LIMIT.value) for s in cli.split(_BOTS.value)]
     if not bots:
         raise ValueError("--bots is empty")
-    opponent = tournament.with_time_limit(_OPPONENT.value, _TIME_LIMIT.value)
-    for spec in bots + [opponent]:
-        parse_bot_spec(spec)
+    opponent = bot_specs.with_time_limit(_OPPONENT.value, _TIME_LIMIT.value)
     rules = parse_rules(_RULES.value)
-    try:
-        game = pyspiel.load_game(_GAME.value)
-    except (pyspiel.SpielError, ValueError) as e:
-        raise ValueError(f"cannot load game {_GAME.value!r}: {e}") from None
+    game = cli.load_game(_GAME.value)
     solver.check_game(game)
+    match.warn_about_bots(bots + [opponent], [game], _TIME_LIMIT.value)
     if _SOLVE_ONLY.value:
         solution_of(game, _SOLUTIONS_DIR.value)
         print(f"solved {_GAME.value} into {_SOLUTIONS_DIR.value}")
@@ -123,7 +120,6 @@ def run() -> None:
                 game=_GAME.value, spec=spec, base_seed=_SEED.value + 10**6 * b, start=start,
                 stop=stop, opponent=opponent, rules=[list(r) for r in bot_rules],
                 solutions_dir=_SOLUTIONS_DIR.value)
-    results_dir = _RESULTS_DIR.value
     params = {"game": _GAME.value, "bots": bots, "opponent": opponent,
               "rules": [list(r) for r in rules],
               "time_limit": _TIME_LIMIT.value, "num_games": _NUM_GAMES.value,

@@ -18,13 +18,13 @@ from smmcts_spiel.exact import solver
 from smmcts_spiel.experiments import cli
 from smmcts_spiel.search import evaluators
 
-_GAMES = flags.DEFINE_list("games", [
-    "goofspiel(num_cards=5,imp_info=False,points_order=random,returns_type=win_loss)",
-    "goofspiel(num_cards=6,imp_info=False,points_order=descending,returns_type=point_difference)",
-    "oshi_zumo(coins=8,size=2,horizon=15)",
+_GAMES = flags.DEFINE_string(
+    "games", "goofspiel(num_cards=5,imp_info=False,points_order=random,returns_type=win_loss);"
+    "goofspiel(num_cards=6,imp_info=False,points_order=descending,"
+    "returns_type=point_difference);oshi_zumo(coins=8,size=2,horizon=15);"
     "oshi_zumo(coins=10,size=3,horizon=20)",
-], "Games solvable by smmcts_spiel.exact.solver.")
-_SEED = flags.DEFINE_integer("seed", 0, "Seed of the rollouts.")
+    "Semicolon-separated games solvable by smmcts_spiel.exact.solver.")
+_SEED = cli.define_seed("Seed of the rollouts.")
 
 
 def distinct_states(game: pyspiel.Game) -> list[pyspiel.State]:
@@ -49,13 +49,18 @@ def distinct_states(game: pyspiel.Game) -> list[pyspiel.State]:
 
 
 def main(argv):
+    try:
+        games = {name: cli.load_game(name, "--games") for name in cli.split(_GAMES.value)}
+        for game in games.values():
+            solver.check_game(game)
+    except ValueError as e:
+        raise app.UsageError(str(e)) from None
     print(f"{'game':<90} {'evaluator':<10} {'states':>6} {'MAE':>6} {'corr':>6}")
-    for name in _GAMES.value:
+    for name, game in games.items():
         try:
-            game = pyspiel.load_game(name)
             solution = solver.solve(game)
-        except (pyspiel.SpielError, ValueError) as e:
-            raise app.UsageError(f"cannot solve {name!r}: {e}", exitcode=2) from None
+        except ValueError as e:
+            raise app.UsageError(f"cannot solve {name!r}: {e}") from None
         states = distinct_states(game)
         exact = np.array([solution.state_value(s) for s in states])
         for evaluator in ("rollout", evaluators.game_aware_evaluator(game)):

@@ -10,13 +10,16 @@ Tic-Tac-Toe.
   python scripts/imperfect_match.py --game=phantom_ttt
 
 A pair's seed depends on --seed and the two bot names only, so runs with other --bots
-reuse its finished games. Equal-time matches are timing-sensitive: run them through
-/work/bin/measure, in pieces with --max_new_jobs.
+reuse its finished games. Equal-time matches are timing-sensitive: run them on a quiet
+machine, one process pinned to a core (e.g. ``taskset -c 1``), in pieces with
+--max_new_jobs.
 
 Writes <out>.csv (one row per pair: wins, draws, losses of bot A, mean return with its
 normal 95% interval, search iterations per game), <out>.png (mean return of the row bot
-against the column bot) and <out>.json (parameters, run time). Finished pairs stay in
---results_dir, so an interrupted run resumes.
+against the column bot) and <out>.json (parameters, run time), by default under
+results/imperfect_match/; writing into docs/ or data/ (the committed results) needs
+--publish, and replacing a finished result of more games per pair needs --force. Finished
+pairs stay in --results_dir, so an interrupted run resumes.
 """
 
 from __future__ import annotations
@@ -42,11 +45,16 @@ _GAMES_PER_PAIR = flags.DEFINE_integer("games_per_pair", 200, "Games per pair (e
                                        "seats equally).", lower_bound=2)
 _TIME_LIMIT = flags.DEFINE_float("time_limit", 0.1, "Seconds per move of the searching bots.",
                                  lower_bound=0.001)
-_SEED = flags.DEFINE_integer("seed", 0, "Base seed of bots and chance.")
+_SEED = flags.DEFINE_integer("seed", 0, "Base seed of bots and chance.", lower_bound=0)
 _RESULTS_DIR = flags.DEFINE_string("results_dir", None, "Finished pairs (default: "
                                    "results/imperfect_match/<game>).")
 _OUT = flags.DEFINE_string("out", None, "Output prefix (default: "
-                           "docs/figures/imperfect_match_<game>).")
+                           "results/imperfect_match/<game>/imperfect_match, or "
+                           "docs/figures/imperfect_match_<game> with --publish).")
+_PUBLISH = flags.DEFINE_bool("publish", False, "Write the committed results "
+                             "(docs/figures/imperfect_match_<game> by default); without it, "
+                             "writing into docs/ or data/ is refused.")
+_FORCE = flags.DEFINE_bool("force", False, "Replace a finished result of more games per pair.")
 _PAIRS_WITH = flags.DEFINE_list("pairs_with", None, "Play only the pairs that include one of "
                                 "these bots (default: every pair of --bots).")
 _MAX_NEW_JOBS = flags.DEFINE_integer("max_new_jobs", None, "Play at most this many unfinished "
@@ -56,6 +64,8 @@ _MAX_NEW_JOBS = flags.DEFINE_integer("max_new_jobs", None, "Play at most this ma
 flags.register_validator("bots", lambda b: len(b) >= 2 and set(b) <= set(
     imperfect_match.BOT_NAMES) and len(set(b)) == len(b),
     f"--bots: at least two distinct names from {', '.join(imperfect_match.BOT_NAMES)}")
+#: What decides how large a finished result is (a smaller run does not replace it).
+SCALE = ("games_per_pair",)
 
 
 def _slug(text: str) -> str:
@@ -86,7 +96,21 @@ def plot(rows, bots, title, path) -> None:
     plt.close(fig)
 
 
+def _run_pairs(jobs: dict, results_dir: str) -> dict:
+    """The pairs' results (played now or found in ``results_dir``); a usage error if a
+    finished pair there was played with other arguments."""
+    try:
+        return experiments.run_jobs(imperfect_match.pair_job, jobs, results_dir=results_dir,
+                                    backend="serial", desc="pairs")
+    except experiments.MixedResultsError as e:
+        raise app.UsageError(str(e), exitcode=2) from None
+
+
 def main(argv):
+    unknown = sorted(set(_PAIRS_WITH.value or ()) - set(_BOTS.value))
+    if unknown:
+        raise app.UsageError(f"--pairs_with: {', '.join(unknown)} not among --bots "
+                             f"({', '.join(_BOTS.value)}); name bots that play", exitcode=2)
     try:
         game = pyspiel.load_game(_GAME.value)
         for p in (0, 1):
@@ -97,10 +121,17 @@ def main(argv):
     start = time.time()
     slug = _slug(_GAME.value)
     results_dir = _RESULTS_DIR.value or os.path.join("results", "imperfect_match", slug)
-    out = _OUT.value or os.path.join("docs", "figures", f"imperfect_match_{slug}")
+    out = _OUT.value or (os.path.join("docs", "figures", f"imperfect_match_{slug}")
+                         if _PUBLISH.value
+                         else os.path.join("results", "imperfect_match", slug, "imperfect_match"))
     params = {"game": _GAME.value, "games_per_pair": _GAMES_PER_PAIR.value,
               "time_limit": _TIME_LIMIT.value, "seed": _SEED.value}
-    experiments.check_params(results_dir, params)
+    try:
+        experiments.check_output([out, results_dir], publish=_PUBLISH.value)
+        experiments.check_not_smaller(out + ".json", params, SCALE, force=_FORCE.value)
+        experiments.check_params(results_dir, params)
+    except ValueError as e:
+        raise app.UsageError(str(e), exitcode=2) from None
     pairs = [(a, b) for a, b in itertools.combinations(_BOTS.value, 2)
              if _PAIRS_WITH.value is None or a in _PAIRS_WITH.value or b in _PAIRS_WITH.value]
     jobs = {f"{a}__{b}": dict(game=_GAME.value, bot_a=a, bot_b=b,
@@ -110,12 +141,10 @@ def main(argv):
     todo = [k for k in jobs if not experiments.finished_jobs(results_dir, [k])]
     if _MAX_NEW_JOBS.value is not None and len(todo) > _MAX_NEW_JOBS.value:
         run_now = todo[:_MAX_NEW_JOBS.value]
-        experiments.run_jobs(imperfect_match.pair_job, {k: jobs[k] for k in run_now},
-                             results_dir=results_dir, backend="serial", desc="pairs")
+        _run_pairs({k: jobs[k] for k in run_now}, results_dir)
         print(f"{len(todo) - len(run_now)} of {len(jobs)} pairs left: run again to go on")
         return
-    results = experiments.run_jobs(imperfect_match.pair_job, jobs, results_dir=results_dir,
-                                   backend="serial", desc="pairs")
+    results = _run_pairs(jobs, results_dir)
     rows = []
     for (a, b), key in zip(pairs, jobs):
         s = imperfect_match.summary(results[key]["returns"])

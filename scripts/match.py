@@ -2,19 +2,19 @@
 
 Examples:
   python scripts/match.py --game="goofspiel(num_cards=5,imp_info=False)" \
-      --bot_a="smmcts(selector=exp3,gamma=0.1,iterations=2000)" --bot_b="mcts(iterations=2000)"
+      --bot_a="smmcts(selector=exp3,gamma=0.1)" --bot_b=mcts --time_limit=0.05
   python scripts/match.py --round_robin="smmcts(selector=rm);smmcts(selector=ucb);random"
   python scripts/match.py --game=phantom_ttt --bot_a=belief_sampler \
       --bot_b="ismcts(simulations=100)"
 
-Bot specs: see smmcts_spiel/bot_specs.py and docs/bots_and_matches.md.
+Bot specs: see smmcts_spiel/bot_specs.py and docs/bots_and_matches.md. With --time_limit,
+every searching bot whose spec names no budget searches that many seconds per move.
 """
 
-import pyspiel
 from absl import app, flags
 
 import smmcts_spiel  # noqa: F401  (registers the smmcts_* games)
-from smmcts_spiel import match
+from smmcts_spiel import bot_specs, match
 from smmcts_spiel.experiments import cli
 
 _GAME = flags.DEFINE_string("game", "goofspiel(num_cards=5,imp_info=False)",
@@ -25,26 +25,31 @@ _BOT_B = flags.DEFINE_string("bot_b", "random", "Spec of the second bot.")
 _ROUND_ROBIN = flags.DEFINE_string(
     "round_robin", None,
     "Semicolon-separated bot specs; if given, every pair plays (bot_a/bot_b are ignored).")
-_NUM_GAMES = flags.DEFINE_integer("num_games", 100, "Games per pair (seats alternate).")
-_SEED = flags.DEFINE_integer("seed", 0, "Seed of the bots and the chance events.")
+_NUM_GAMES = flags.DEFINE_integer("num_games", 100, "Games per pair (seats alternate).",
+                                  lower_bound=1)
+_TIME_LIMIT = flags.DEFINE_float("time_limit", None, "Seconds per move of every searching bot "
+                                 "whose spec names no budget (default: the specs' budgets).")
+_SEED = cli.define_seed("Seed of the bots and the chance events.")
+flags.register_validator("time_limit", cli.positive_finite,
+                         "--time_limit must be a positive, finite number of seconds")
 
 
 def main(argv):
     try:
-        game = pyspiel.load_game(_GAME.value)
-    except (pyspiel.SpielError, ValueError) as e:  # Python-defined games raise ValueError
-        raise app.UsageError(f"cannot load game {_GAME.value!r}: {e}", exitcode=2) from None
-    try:
+        game = cli.load_game(_GAME.value)
+        match.check_match_game(game)
+        specs = (cli.split(_ROUND_ROBIN.value) if _ROUND_ROBIN.value
+                 else [_BOT_A.value, _BOT_B.value])
+        if len(specs) < 2:
+            raise ValueError("--round_robin needs at least two bot specs")
+        specs = [bot_specs.with_time_limit(s, _TIME_LIMIT.value) for s in specs]
+        match.warn_about_bots(specs, [game], _TIME_LIMIT.value)
         if _ROUND_ROBIN.value:
-            specs = [s.strip() for s in _ROUND_ROBIN.value.split(";") if s.strip()]
-            if len(specs) < 2:
-                raise ValueError("--round_robin needs at least two bot specs")
             results = match.round_robin(game, specs, _NUM_GAMES.value, seed=_SEED.value)
         else:
-            results = [match.play_match(game, _BOT_A.value, _BOT_B.value, _NUM_GAMES.value,
-                                        seed=_SEED.value)]
+            results = [match.play_match(game, *specs, _NUM_GAMES.value, seed=_SEED.value)]
     except ValueError as e:
-        raise app.UsageError(str(e), exitcode=2) from None
+        raise app.UsageError(str(e)) from None
     print(f"game: {_GAME.value}   games per pair: {_NUM_GAMES.value}   seed: {_SEED.value}")
     print(match.format_table(results))
 

@@ -45,7 +45,7 @@ ALGORITHMS = ("mc_nfsp", "nfsp", "own_nfsp")
 _ALGORITHMS = flags.DEFINE_list("algorithms", ["mc_nfsp", "nfsp"], ", ".join(ALGORITHMS))
 _SIMULATIONS = flags.DEFINE_integer("num_simulations", 32, "MC-NFSP's searches per move.",
                                     lower_bound=1)
-_SEED = flags.DEFINE_integer("seed", 0, "Seed of both learners.")
+_SEED = flags.DEFINE_integer("seed", 0, "Seed of both learners.", lower_bound=0)
 _OUT = flags.DEFINE_string("out", "docs/figures/nfsp_othello", "Output path prefix.")
 _RESUME = flags.DEFINE_bool("resume", False, "Continue MC-NFSP from its checkpoint.")
 _CHECKPOINT = flags.DEFINE_string("checkpoint", None, "MC-NFSP's checkpoint "

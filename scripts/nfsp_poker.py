@@ -54,7 +54,7 @@ _ALGORITHMS = flags.DEFINE_list("algorithms", ["anfsp", "own_nfsp", "openspiel_n
 _NUM_ACTORS = flags.DEFINE_integer("num_actors", 2, "ANFSP's actor processes.", lower_bound=1)
 _SIMULATIONS = flags.DEFINE_integer("num_simulations", 32, "MC-NFSP's simulations per move.",
                                     lower_bound=1)
-_SEED = flags.DEFINE_integer("seed", 0, "Seed of every learner.")
+_SEED = flags.DEFINE_integer("seed", 0, "Seed of every learner.", lower_bound=0)
 _OUT = flags.DEFINE_string("out", None, "Output path prefix [docs/figures/anfsp_<game>].")
 _RESUME = flags.DEFINE_bool("resume", False, "Continue the learners from their checkpoints "
                             "and append to <out>.csv.")

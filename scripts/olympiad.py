@@ -38,8 +38,8 @@ from scipy import stats
 
 from smmcts_spiel import experiments, match
 from smmcts_spiel.experiments import cli
-from smmcts_spiel.search import mmcts
-from smmcts_spiel.search.mmcts_phantom_ttt import PhantomTTTMultipleTreeSearch
+from smmcts_spiel.imperfect import mmcts
+from smmcts_spiel.imperfect.mmcts_phantom_ttt import PhantomTTTMultipleTreeSearch
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("game", "phantom_ttt", "Classical Phantom Tic-Tac-Toe game string.")
@@ -51,17 +51,17 @@ flags.DEFINE_list("mmcts", ["500K:exp3_no_exploration", "5M:exp3_no_exploration"
                   "MMCTS bots as ITERATIONS:FINAL_POLICY (K and M suffixes allowed); all "
                   "are snapshots of one training run.")
 flags.DEFINE_float("gamma", 0.05, "Exp3 exploration probability of the MMCTS training.")
-flags.DEFINE_integer("ismcts_simulations", 100, "ISMCTS simulations per move (0: no ISMCTS).")
-flags.DEFINE_float("ismcts_uct_c", 2.0, "ISMCTS exploration constant.")
+flags.DEFINE_integer("ismcts_simulations", 100, "ISMCTS simulations per move (0: no ISMCTS).",
+                     lower_bound=0)
+flags.DEFINE_float("ismcts_uct_c", 2.0, "ISMCTS exploration constant.", lower_bound=0)
 flags.DEFINE_list("baselines", ["Random", "BeliefSampler", "ISMCTS"],
                   "Baseline bots to include (Random, BeliefSampler, ISMCTS).")
-flags.DEFINE_integer("seed", 0, "Seed of the training and of every game.")
+cli.define_seed("Seed of the training and of every game.")
 flags.DEFINE_integer("num_workers", 2, "Worker processes playing the games.", lower_bound=1)
 flags.DEFINE_integer("chunk", 50, "Games per task handed to a worker.", lower_bound=1)
 flags.DEFINE_string("results_dir", None, "Where the CSV/markdown/params go (default: "
                     "results/olympiad, or data/olympiad with --publish).")
-flags.DEFINE_bool("publish", False, "Write the committed results (data/olympiad by default); "
-                  "needed for any output under docs/ or data/.")
+cli.define_publish("the committed results (data/olympiad by default)")
 flags.DEFINE_string("trees_dir", None, "Cache of trained trees (default: results_dir/trees).")
 flags.register_validator("gamma", lambda g: 0 < g <= 1, "gamma must be in (0, 1]")
 
@@ -211,7 +211,7 @@ def main(argv):
 
 
 def run() -> None:
-    game = pyspiel.load_game(FLAGS.game)
+    game = cli.load_game(FLAGS.game)
     match.check_match_game(game)
     results_dir = FLAGS.results_dir or ("data/olympiad" if FLAGS.publish else "results/olympiad")
     trees_dir = FLAGS.trees_dir or os.path.join(results_dir, "trees")

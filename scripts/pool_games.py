@@ -1,22 +1,18 @@
 """Pool the games of several tournament runs: one table per game and pair, 95% intervals.
 
-  .venv/bin/python scripts/pool_games.py \
+  python scripts/pool_games.py \
       --games_csv="docs/figures/tournament/c_g6/games.csv;docs/figures/tournament/c_g6_more/games.csv"
 
 Reads the ``games.csv`` files that ``scripts/tournament.py`` writes (runs with different
 seeds, e.g. a pre-registered run and its pre-registered extension) and prints, per game and
-unordered pair of bots, the mean return of A over both seats with its 95% normal interval
-and wins / draws / losses, as ``tournament.md`` does for one run. Only identical game and
-bot strings are pooled.
+unordered pair of bots, the mean return of A over both seats with its 95% interval and
+wins / draws / losses, as ``tournament.md`` does for one run. Only identical game and bot
+strings are pooled.
 """
 
 from __future__ import annotations
 
-import csv
-import os
-
 import numpy as np
-import pyspiel
 from absl import app, flags
 
 import smmcts_spiel  # noqa: F401  (registers the smmcts_* games)
@@ -27,24 +23,25 @@ _GAMES_CSV = flags.DEFINE_string("games_csv", None, "Semicolon-separated games.c
 
 
 def main(argv):
-    paths = [p.strip() for p in (_GAMES_CSV.value or "").split(";") if p.strip()]
+    paths = cli.split(_GAMES_CSV.value)
     if not paths:
-        raise app.UsageError("give --games_csv=<games.csv>[;<games.csv>...]", exitcode=2)
-    rows = []
-    for path in paths:
-        if not os.path.isfile(path):
-            raise app.UsageError(f"no such file: {path}", exitcode=2)
-        with open(path, newline="") as f:
-            rows += list(csv.DictReader(f))
-    for game in dict.fromkeys(r["game"] for r in rows):
+        raise app.UsageError("give --games_csv=<games.csv>[;<games.csv>...]")
+    rows, halves = [], {}
+    try:
+        for path in paths:
+            rows += tournament.read_games_csv(path)
+            for game in dict.fromkeys(r["game"] for r in rows):
+                if game not in halves:
+                    halves[game] = cli.load_game(game, f"{path}, column game").utility_sum() / 2
+    except ValueError as e:
+        raise app.UsageError(str(e)) from None
+    for game, half in halves.items():
         game_rows = [r for r in rows if r["game"] == game]
         bots = list(dict.fromkeys(b for r in game_rows for b in (r["first"], r["second"])))
         per_pair: dict[tuple[int, int], list] = {}
         for r in game_rows:
             pair = (bots.index(r["first"]), bots.index(r["second"]))
-            per_pair.setdefault(pair, []).append(
-                [float(r["return_first"]), float(r["return_second"])])
-        half = pyspiel.load_game(game).utility_sum() / 2
+            per_pair.setdefault(pair, []).append([r["return_first"], r["return_second"]])
         results = tournament.pair_results(game, bots, {k: np.array(v) for k, v in
                                                        per_pair.items()}, half)
         print(f"### {game}\n")

@@ -1,14 +1,17 @@
 """Round robin at a fixed time per move: every pair of bots, both seats, on every game.
 
-  .venv/bin/python scripts/tournament.py --results_dir=/tmp/tournament \
+  python scripts/tournament.py --results_dir=results/my_tournament \
       --games="goofspiel(num_cards=6,imp_info=False,points_order=random,returns_type=win_loss)" \
       --bots="smmcts;mcts(engine=cpp);equilibrium" --time_limit=0.1 --num_games=100
 
 Bots are spec strings (docs/bots_and_matches.md), separated by ';' like the games; every
-``smmcts``/``mcts`` spec without a budget gets ``time_limit=--time_limit``. Each ordered
-pair plays ``--num_games`` games (so each pair meets twice as often, both seats equally),
-in chunks of ``--chunk`` games that are resumable jobs (``results_dir/games/``; an
-interrupted run resumes, a run with other flags is refused). Writes into ``--results_dir``:
+searching bot (smmcts, mcts, oos, is_smmcts, ismcts) whose spec names no budget gets
+``time_limit=--time_limit``; one that names its own budget keeps it (a warning says so), and
+one that cannot search by time (mmcts) must name its budget. Each ordered pair plays
+``--num_games`` games (so each pair meets twice as often, both seats equally), in chunks of
+``--chunk`` games that are resumable jobs (``results_dir/games/``; an interrupted run
+resumes, a run with other flags is refused). Writes into ``--results_dir``
+(into docs/ or data/, where the committed tournaments live, only with ``--publish``):
 
   games.csv      one row per game: game, first and second bot, game index, seed, returns,
                  seconds;
@@ -26,12 +29,10 @@ import os
 import time
 
 import numpy as np
-import pyspiel
 from absl import app, flags
 
 import smmcts_spiel  # noqa: F401  (registers the smmcts_* games)
-from smmcts_spiel import experiments, match, tournament
-from smmcts_spiel.bot_specs import parse_bot_spec
+from smmcts_spiel import bot_specs, experiments, match, tournament
 from smmcts_spiel.experiments import cli
 
 _GAMES = flags.DEFINE_string(
@@ -42,22 +43,25 @@ _BOTS = flags.DEFINE_string("bots", "smmcts;mcts(engine=cpp);random",
 _OPPONENTS = flags.DEFINE_string(
     "opponents", None, "Semicolon-separated bot specs; if given, a gauntlet: every bot of "
     "--bots plays each opponent (both seats), not the other bots.")
-_TIME_LIMIT = flags.DEFINE_float("time_limit", 0.1, "Seconds per move of the searching bots.")
-_NUM_GAMES = flags.DEFINE_integer("num_games", 100, "Games per ordered pair and game.")
-_CHUNK = flags.DEFINE_integer("chunk", 10, "Games per job.")
-_SEED = flags.DEFINE_integer("seed", 0, "Base seed of every game.")
+_TIME_LIMIT = flags.DEFINE_float("time_limit", 0.1, "Seconds per move of every searching bot "
+                                 "whose spec names no budget of its own.")
+_NUM_GAMES = flags.DEFINE_integer("num_games", 100, "Games per ordered pair and game.",
+                                  lower_bound=1)
+_CHUNK = flags.DEFINE_integer("chunk", 10, "Games per job.", lower_bound=1)
+_SEED = cli.define_seed("Base seed of every game.")
 _WORKERS = flags.DEFINE_integer("num_workers", 1, "Worker processes (keep 1 on a busy machine: "
-                                "time budgets need a free core).")
+                                "time budgets need a free core).", lower_bound=1)
 _BACKEND = flags.DEFINE_enum("backend", "process", experiments.BACKENDS, "Job backend.")
 _RAY_ADDRESS = flags.DEFINE_string("ray_address", None, "Ray cluster (backend=ray).")
 _RESULTS_DIR = flags.DEFINE_string("results_dir", "results/tournament", "Output directory.")
+_PUBLISH = cli.define_publish("into a --results_dir of the committed tournaments "
+                              "(docs/figures/tournament/...)")
 _NO_PLAY = flags.DEFINE_bool("no_play", False, "Play nothing: write the tables from the "
                              "chunks of games finished so far (e.g. while a run goes on).")
-_BOOTSTRAP = flags.DEFINE_integer("bootstrap", 200, "Bootstrap samples of the rating intervals.")
-
-
-def split(text: str) -> list[str]:
-    return [s.strip() for s in text.split(";") if s.strip()]
+_BOOTSTRAP = flags.DEFINE_integer("bootstrap", 200, "Bootstrap samples of the rating intervals.",
+                                  lower_bound=1)
+flags.register_validator("time_limit", cli.positive_finite,
+                         "--time_limit must be a positive, finite number of seconds")
 
 
 def main(argv):
@@ -68,24 +72,20 @@ def main(argv):
 
 
 def run() -> None:
-    games = split(_GAMES.value)
-    opponents = split(_OPPONENTS.value or "")
-    bots = [tournament.with_time_limit(s, _TIME_LIMIT.value)
-            for s in split(_BOTS.value) + opponents]
+    games = cli.split(_GAMES.value)
+    opponents = cli.split(_OPPONENTS.value)
+    results_dir = _RESULTS_DIR.value
+    experiments.check_output([results_dir], publish=_PUBLISH.value)
     if not games:
         raise ValueError("--games is empty")
-    for spec in bots:
-        parse_bot_spec(spec)
-    loaded = {}
-    for name in games:
-        try:
-            loaded[name] = pyspiel.load_game(name)
-        except (pyspiel.SpielError, ValueError) as e:
-            raise ValueError(f"cannot load game {name!r}: {e}") from None
-        match.check_match_game(loaded[name])
+    bots = [bot_specs.with_time_limit(s, _TIME_LIMIT.value)
+            for s in cli.split(_BOTS.value) + opponents]
+    loaded = {name: cli.load_game(name, "--games") for name in games}
+    for game in loaded.values():
+        match.check_match_game(game)
+    match.warn_about_bots(bots, loaded.values(), _TIME_LIMIT.value)
     jobs = tournament.tournament_jobs(games, bots, _NUM_GAMES.value, _CHUNK.value, _SEED.value,
                                       num_opponents=len(opponents))
-    results_dir = _RESULTS_DIR.value
     params = {"games": games, "bots": bots, "opponents": len(opponents),
               "time_limit": _TIME_LIMIT.value, "num_games": _NUM_GAMES.value,
               "chunk": _CHUNK.value, "seed": _SEED.value}

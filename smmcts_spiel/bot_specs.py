@@ -31,16 +31,18 @@ Budgets are per move: ``iterations`` (ISMCTS: ``simulations``) and/or ``time_lim
 
 from __future__ import annotations
 
+import math
 import os
 
 import pyspiel
 
+from smmcts_spiel import checks
 from smmcts_spiel.bots import BeliefSamplerBot, ISSMMCTSBot, MMCTSBot, OOSBot, SMMCTSBot
 from smmcts_spiel.bots.equilibrium_bot import EquilibriumBot
 from smmcts_spiel.bots.openspiel_bots import ISMCTSBot, TurnBasedMCTSBot
 from smmcts_spiel.games.kernels import EVALUATORS as KERNEL_EVALUATORS
+from smmcts_spiel.imperfect.mmcts_phantom_ttt import PhantomTTTMultipleTreeSearch
 from smmcts_spiel.search import evaluators
-from smmcts_spiel.search.mmcts_phantom_ttt import PhantomTTTMultipleTreeSearch
 
 #: Parameters (and their types) each kind of bot takes; ``cpp`` passes its own through.
 BOT_PARAMS: dict[str, dict[str, type]] = {
@@ -64,12 +66,27 @@ BOT_PARAMS: dict[str, dict[str, type]] = {
     "cpp": {},
 }
 BOT_KINDS = tuple(BOT_PARAMS)
+#: The per-move budget parameters of each kind of bot that searches while it plays.
+SEARCH_BUDGETS: dict[str, tuple[str, ...]] = {
+    "smmcts": ("iterations", "time_limit"), "mcts": ("iterations", "time_limit"),
+    "oos": ("iterations", "time_limit"), "is_smmcts": ("iterations", "time_limit"),
+    "ismcts": ("simulations", "time_limit"), "mmcts": ("iterations", "training_iterations")}
+#: Bots that search the full game state, so see hidden information in imperfect games.
+PERFECT_INFORMATION_KINDS = ("smmcts", "mcts", "equilibrium")
 
 _LOADED_SEARCHES: dict[str, PhantomTTTMultipleTreeSearch] = {}  # file -> search (read-only)
 
 
 def parse_bot_spec(spec: str) -> dict:
-    """``"smmcts(selector=rm,iterations=500)"`` -> ``{"name": "smmcts", ...}``, checked."""
+    """``"smmcts(selector=rm,iterations=500)"`` -> ``{"name": "smmcts", ...}``, checked.
+
+    The bot's name and parameters are checked (a misspelt one gets a suggestion), and so are
+    the values every bot refuses anyway (budgets, probabilities), so that a runner refuses a
+    bad spec before playing; the bot itself checks the rest when it is built.
+    """
+    if not isinstance(spec, str):
+        raise ValueError(f"a bot spec is a string such as 'smmcts(iterations=1000)', "
+                         f"got {spec!r}")
     try:
         params = dict(pyspiel.game_parameters_from_string(spec.strip()))
     except pyspiel.SpielError as e:
@@ -77,7 +94,8 @@ def parse_bot_spec(spec: str) -> dict:
                          "name(key=value,...), e.g. smmcts(selector=rm,iterations=1000)") from None
     kind = params.get("name")
     if kind not in BOT_PARAMS:
-        raise ValueError(f"unknown bot {kind!r} in spec {spec!r}; "
+        raise ValueError(f"unknown bot {kind!r} in spec {spec!r}"
+                         f"{checks.did_you_mean(str(kind), BOT_KINDS)}; "
                          f"known bots: {', '.join(BOT_KINDS)}")
     if kind == "cpp":
         return params
@@ -86,15 +104,82 @@ def parse_bot_spec(spec: str) -> dict:
         if key == "name":
             continue
         if key not in allowed:
-            raise ValueError(f"unknown parameter {key!r} in bot spec {spec!r}; "
+            raise ValueError(f"unknown parameter {key!r} in bot spec {spec!r}"
+                             f"{checks.did_you_mean(key, allowed)}; "
                              f"{kind} takes: {', '.join(allowed) or 'no parameters'}")
         wanted = allowed[key]
         if wanted is float and isinstance(value, int) and not isinstance(value, bool):
-            params[key] = float(value)
+            params[key] = value = float(value)
         elif not isinstance(value, wanted) or isinstance(value, bool):
             raise ValueError(f"parameter {key}={value!r} in bot spec {spec!r} must be "
                              f"{'an integer' if wanted is int else wanted.__name__}")
+        try:
+            _check_value(kind, key, value)
+        except ValueError as e:
+            raise ValueError(f"bot spec {spec!r}: {e}") from None
     return params
+
+
+def _check_value(kind: str, key: str, value) -> None:
+    """The ranges every bot refuses, checked on the spec (before any bot is built)."""
+    if key in ("iterations", "simulations", "rollouts", "training_iterations"):
+        minimum = 0 if kind == "mmcts" else 1
+        checks.check_count(value, key, minimum=minimum)
+    elif key == "time_limit":
+        checks.check_budget(None, value)
+    elif key in ("gamma", "delta", "epsilon", "threshold"):
+        checks.check_probability(value, key)
+    elif key in ("c", "uct_c") and not 0 <= value < math.inf:
+        raise ValueError(f"{key} must be a non-negative finite number, got {value!r}")
+
+
+def with_time_limit(spec: str, time_limit: float | None) -> str:
+    """``spec`` searching ``time_limit`` seconds per move, if its bot searches while playing.
+
+    A spec that names its own budget (``iterations``, ``simulations``, ``time_limit``) keeps
+    it; a bot that does not search (random, equilibrium, ...) is returned unchanged; a bot
+    that searches but cannot search by time (``mmcts``) is refused with a ValueError unless
+    its spec names its budget. The text of ``spec`` is kept (``time_limit`` is appended), so
+    bot labels stay those the user wrote.
+    """
+    if time_limit is None:
+        return spec
+    params = parse_bot_spec(spec)
+    kind = params["name"]
+    budget = SEARCH_BUDGETS.get(kind, ())
+    if not budget or any(key in params for key in budget):
+        return spec
+    if "time_limit" not in BOT_PARAMS[kind]:
+        raise ValueError(
+            f"{spec.strip()} cannot search by time ({kind} takes no time_limit), so it cannot "
+            f"play at {time_limit:g} s per move; name its budget in the spec to play it at "
+            f"that budget ({kind} takes {', '.join(budget)}), or leave it out")
+    text = spec.strip()
+    name, _, rest = text.partition("(")
+    inner = rest.rstrip()[:-1].strip() if rest else ""
+    return f"{name.strip()}({inner + ',' if inner else ''}time_limit={time_limit:g})"
+
+
+def own_budget(spec: str) -> str | None:
+    """The budget a searching bot's spec names itself (``iterations=500``), or None."""
+    params = parse_bot_spec(spec)
+    named = [f"{key}={params[key]:g}" for key in SEARCH_BUDGETS.get(params["name"], ())
+             if key in params]
+    return ",".join(named) or None
+
+
+def information_warning(spec: str, game: pyspiel.Game) -> str | None:
+    """Why ``spec`` plays ``game`` unfairly, or None: a perfect-information search given a
+    game of imperfect information reads the whole state, hidden cards and moves included."""
+    kind = parse_bot_spec(spec)["name"]
+    information = game.get_type().information
+    perfect = (pyspiel.GameType.Information.PERFECT_INFORMATION,
+               pyspiel.GameType.Information.ONE_SHOT)
+    if kind not in PERFECT_INFORMATION_KINDS or information in perfect:
+        return None
+    return (f"{spec.strip()} searches the full state of {game}, a game of imperfect "
+            "information: it sees what its opponent hides (cards, moves); for a fair match "
+            "use ismcts, oos or is_smmcts")
 
 
 def make_bot(spec: str, game: pyspiel.Game, player_id: int, seed: int) -> pyspiel.Bot:

@@ -7,8 +7,9 @@ a game outside their scope, a player id, a budget, a probability vector. Each ch
 
 from __future__ import annotations
 
+import difflib
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 import pyspiel
@@ -89,6 +90,12 @@ def check_game(game: pyspiel.Game, purpose: str, *, perfect_information: bool = 
                          f"{name!r} does not provide")
     if explicit_chance and game_type.chance_mode == pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC:
         raise ValueError(f"{purpose} needs explicit chance outcomes; {name!r} has sampled chance")
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` for the choice closest to a misspelt ``word``, or ``""``."""
+    close = difflib.get_close_matches(word, list(choices), n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def check_player_id(player_id) -> int:

@@ -14,15 +14,17 @@ from __future__ import annotations
 import itertools
 import math
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
 import pyspiel
+from absl import logging
 from open_spiel.python.algorithms.evaluate_bots import evaluate_bots
 from tqdm.auto import tqdm
 
 from smmcts_spiel import checks
-from smmcts_spiel.bot_specs import make_bot, parse_bot_spec
+from smmcts_spiel.bot_specs import information_warning, make_bot, own_budget, parse_bot_spec
 
 
 def game_seed(base_seed: int, pair_index: int, game_index: int) -> int:
@@ -34,6 +36,27 @@ def game_seed(base_seed: int, pair_index: int, game_index: int) -> int:
 def check_match_game(game: pyspiel.Game) -> None:
     """Matches need two players whose utilities sum to a constant."""
     checks.check_game(game, "a match", perfect_information=False)
+
+
+def warn_about_bots(specs: Iterable[str], games: Iterable[pyspiel.Game],
+                    time_limit: float | None = None) -> None:
+    """Check every spec (ValueError), and log a warning for each bot that makes the matches
+    unequal: a searching bot that keeps its own budget when the others get ``time_limit``
+    seconds per move, a perfect-information search on a game of imperfect information."""
+    specs = list(specs)
+    for spec in specs:
+        parse_bot_spec(spec)
+    if time_limit is not None:
+        for spec in specs:
+            budget = own_budget(spec)
+            if budget:
+                logging.warning("%s plays at its own budget (%s), not at %g s per move",
+                                spec, budget, time_limit)
+    for game in games:
+        for spec in specs:
+            warning = information_warning(spec, game)
+            if warning:
+                logging.warning("%s", warning)
 
 
 def play_game(game: pyspiel.Game, first: str, second: str, seed: int) -> np.ndarray:

@@ -16,8 +16,10 @@ Their 95% intervals come from a seeded bootstrap over games.
 
 from __future__ import annotations
 
+import csv
 import itertools
 import math
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -32,19 +34,35 @@ GAME_STRIDE = 10**6
 ELO_SCALE = 400 / math.log(10)  # rating points per unit of log-odds
 
 
-def with_time_limit(spec: str, time_limit: float | None) -> str:
-    """``spec`` with ``time_limit`` added if its bot takes one and it has no budget yet."""
-    if time_limit is None:
-        return spec
-    spec = spec.strip()
-    name, _, rest = spec.partition("(")
-    if name.strip() not in ("smmcts", "mcts"):
-        return spec
-    params = rest.rstrip(")")
-    keys = {p.split("=")[0].strip() for p in params.split(",") if p}
-    if keys & {"iterations", "time_limit"}:
-        return spec
-    return f"{name}({params + ',' if params else ''}time_limit={time_limit:g})"
+#: The columns of a tournament's ``games.csv`` that its tables are computed from.
+GAMES_CSV_COLUMNS = ("game", "first", "second", "return_first", "return_second")
+
+
+def read_games_csv(path: str | os.PathLike) -> list[dict]:
+    """The games of a ``games.csv`` written by ``scripts/tournament.py`` (returns as floats);
+    ValueError naming the file and what is wrong with it."""
+    try:
+        with open(path, newline="") as f:
+            reader = csv.DictReader(f)
+            missing = [c for c in GAMES_CSV_COLUMNS if c not in (reader.fieldnames or ())]
+            rows = list(reader)
+    except (OSError, UnicodeDecodeError, csv.Error) as e:
+        raise ValueError(f"cannot read {os.fspath(path)}: {e}") from None
+    if missing:
+        raise ValueError(f"{os.fspath(path)} has no column {missing[0]!r}: a games.csv "
+                         f"written by scripts/tournament.py has {', '.join(GAMES_CSV_COLUMNS)}")
+    if not rows:
+        raise ValueError(f"{os.fspath(path)} holds no games")
+    for line, row in enumerate(rows, 2):
+        for column in ("return_first", "return_second"):
+            try:
+                row[column] = float(row[column])
+            except (TypeError, ValueError):
+                raise ValueError(f"{os.fspath(path)}, line {line}: {column} "
+                                 f"{row[column]!r} is not a number") from None
+            if not math.isfinite(row[column]):
+                raise ValueError(f"{os.fspath(path)}, line {line}: {column} is not finite")
+    return rows
 
 
 def ordered_pairs(num_bots: int, num_opponents: int = 0) -> list[tuple[int, int]]:
@@ -131,6 +149,7 @@ def fit_elo(num_bots: int, winners: np.ndarray, losers: np.ndarray,
 def elo_with_intervals(num_bots: int, winners, losers, scores, bootstrap: int = 200,
                        seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Ratings and their 95% bootstrap intervals (games resampled with replacement)."""
+    checks.check_count(bootstrap, "bootstrap", minimum=1)
     winners, losers, scores = map(np.asarray, (winners, losers, scores))
     ratings = fit_elo(num_bots, winners, losers, scores)
     rng = np.random.default_rng(seed)

@@ -1,8 +1,9 @@
 """The import rule of docs/architecture.md: layers, arrows pointing down, no private names.
 
-checks <- trees <- games <- {search, exact} <- bots <- {match, experiments, ...}. A module
-may import from its own subpackage and from lower layers; ``search`` and ``exact`` do not
-import each other; nothing imports another module's (or OpenSpiel's) private names.
+checks <- trees <- games <- {search, exact} <- imperfect <- bots <- {match, experiments, ...}.
+A module may import from its own subpackage and from lower layers; ``search`` and ``exact``
+do not import each other; ``imperfect`` builds on ``search``'s selectors, never the
+reverse; nothing imports another module's (or OpenSpiel's) private names.
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 # Source folder -> installed package (the setuptools package-dir mapping of pyproject.toml).
 SOURCES = {"smmcts_spiel": "smmcts_spiel", "games": "smmcts_spiel.games",
            "bots": "smmcts_spiel.bots"}
-LAYERS = {"checks": 0, "trees": 1, "games": 2, "search": 3, "exact": 3, "bots": 4}
-APPLICATION_LAYER = 5  # everything else: match, bot specs, experiments, ...
+LAYERS = {"checks": 0, "trees": 1, "games": 2, "search": 3, "exact": 3, "imperfect": 4,
+          "bots": 5}
+APPLICATION_LAYER = 6  # everything else: match, bot specs, experiments, ...
 EXTERNAL_MODULES = ("smmcts_spiel", "open_spiel", "pyspiel")
 
 
@@ -105,4 +107,4 @@ def test_no_module_uses_another_module_s_private_names(path, module):
 def test_every_subpackage_is_in_the_layer_table_or_an_application():
     """A new subpackage must be placed deliberately: add it to LAYERS or keep it on top."""
     found = {component(m) for _, m in ALL_MODULES} - {None}
-    assert {"checks", "trees", "games", "search", "exact", "bots"} <= found
+    assert {"checks", "trees", "games", "search", "exact", "imperfect", "bots"} <= found

@@ -19,7 +19,7 @@ import pyspiel
 import pytest
 
 from smmcts_spiel import experiments
-from smmcts_spiel.search.mmcts_phantom_ttt import PhantomTTTMultipleTreeSearch
+from smmcts_spiel.imperfect.mmcts_phantom_ttt import PhantomTTTMultipleTreeSearch
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 

@@ -11,8 +11,8 @@ import pytest
 from open_spiel.python.algorithms import evaluate_bots
 
 from smmcts_spiel.bots import ISSMMCTSBot
-from smmcts_spiel.search.information_sets import WorldSampler
-from smmcts_spiel.search.is_smmcts import InformationSetSMMCTS
+from smmcts_spiel.imperfect.information_sets import WorldSampler
+from smmcts_spiel.imperfect.is_smmcts import InformationSetSMMCTS
 
 GOOFSPIEL4 = pyspiel.load_game("goofspiel(num_cards=4,imp_info=True)")
 
@@ -134,7 +134,7 @@ def test_building_a_bot_loads_the_compiled_information_set_walk(build):
     code = ("import pyspiel, smmcts_spiel\n"
             "from smmcts_spiel.bots import ISSMMCTSBot\n"
             "from smmcts_spiel.bots.openspiel_bots import ISMCTSBot\n"
-            "from smmcts_spiel.search import compiled_information_sets as c\n"
+            "from smmcts_spiel.imperfect import compiled_information_sets as c\n"
             "game = pyspiel.load_game('leduc_poker')\n"
             f"bot = {build}\n"
             "print(len(c.enumerate_histories.signatures))\n")

@@ -12,7 +12,7 @@ import pytest
 from smmcts_spiel import bot_specs, match
 from smmcts_spiel.bots import BeliefSamplerBot, MMCTSBot, SMMCTSBot
 from smmcts_spiel.bots.openspiel_bots import ISMCTSBot, TurnBasedMCTSBot
-from smmcts_spiel.search.mmcts_phantom_ttt import PhantomTTTMultipleTreeSearch
+from smmcts_spiel.imperfect.mmcts_phantom_ttt import PhantomTTTMultipleTreeSearch
 
 ROOT = Path(__file__).resolve().parents[1]
 GOOFSPIEL = pyspiel.load_game("goofspiel(num_cards=3,imp_info=False,points_order=descending)")
@@ -120,7 +120,7 @@ def test_match_script_reports_a_bad_game_clearly():
                            "--game=no_such_game", "--num_games=1"],
                           capture_output=True, text=True)
     assert proc.returncode != 0
-    assert "cannot load game 'no_such_game'" in proc.stderr
+    assert "unknown game 'no_such_game'" in proc.stderr
     assert "Traceback" not in proc.stderr
 
 

@@ -11,8 +11,8 @@ from open_spiel.python.algorithms import evaluate_bots, exploitability
 from smmcts_spiel.bots import MMCTSBot
 from smmcts_spiel.bots.mmcts_bot import make_search
 from smmcts_spiel.games import phantom_ttt_rules
-from smmcts_spiel.search import mmcts
-from smmcts_spiel.search.mmcts_phantom_ttt import PhantomTTTMultipleTreeSearch
+from smmcts_spiel.imperfect import mmcts
+from smmcts_spiel.imperfect.mmcts_phantom_ttt import PhantomTTTMultipleTreeSearch
 
 PHANTOM = pyspiel.load_game("phantom_ttt")
 # OpenSpiel's C++ game and the package's registered Python one: same rules, other strings.

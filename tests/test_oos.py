@@ -9,8 +9,8 @@ import pytest
 from open_spiel.python.algorithms import evaluate_bots, exploitability
 
 from smmcts_spiel.bots import OOSBot
-from smmcts_spiel.search import information_sets
-from smmcts_spiel.search.oos import OutcomeSampling
+from smmcts_spiel.imperfect import information_sets
+from smmcts_spiel.imperfect.oos import OutcomeSampling
 
 KUHN = pyspiel.load_game("kuhn_poker")
 GOOFSPIEL4 = pyspiel.load_game("goofspiel(num_cards=4,imp_info=True)")

@@ -10,9 +10,9 @@ import pytest
 from open_spiel.python.algorithms import exploitability
 
 import smmcts_spiel  # noqa: F401
-from smmcts_spiel.search import information_sets
-from smmcts_spiel.search.oos import OutcomeSampling
-from smmcts_spiel.search.oos_kernel import KernelOutcomeSampling
+from smmcts_spiel.imperfect import information_sets
+from smmcts_spiel.imperfect.oos import OutcomeSampling
+from smmcts_spiel.imperfect.oos_kernel import KernelOutcomeSampling
 
 GAMES = ["kuhn_poker", "leduc_poker", "goofspiel(num_cards=4,imp_info=True)"]
 
@@ -103,7 +103,7 @@ def test_a_new_search_is_empty_and_has_loaded_its_compiled_code():
     # In a fresh interpreter: building the search loads (or compiles) the iterations and
     # the targeting walk, so the first timed search does not wait for numba.
     code = ("import pyspiel, smmcts_spiel\n"
-            "from smmcts_spiel.search import compiled_information_sets as c, oos_kernel as k\n"
+            "from smmcts_spiel.imperfect import compiled_information_sets as c, oos_kernel as k\n"
             "s = k.KernelOutcomeSampling(pyspiel.load_game('kuhn_poker'), seed=0)\n"
             "print(len(k._run.signatures), len(c.enumerate_histories.signatures),"
             " len(c.key_at.signatures), s.num_nodes, s.iterations,"

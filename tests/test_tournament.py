@@ -10,7 +10,7 @@ import numpy as np
 import pyspiel
 import pytest
 
-from smmcts_spiel import match, tournament
+from smmcts_spiel import bot_specs, match, tournament
 from smmcts_spiel.bot_specs import make_bot
 from smmcts_spiel.bots.equilibrium_bot import EquilibriumBot
 from smmcts_spiel.exact import solver
@@ -19,11 +19,11 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_with_time_limit_adds_a_budget_only_where_none_is_given():
-    assert tournament.with_time_limit("smmcts", 0.1) == "smmcts(time_limit=0.1)"
-    assert tournament.with_time_limit("mcts(engine=cpp)", 0.1) == \
+    assert bot_specs.with_time_limit("smmcts", 0.1) == "smmcts(time_limit=0.1)"
+    assert bot_specs.with_time_limit("mcts(engine=cpp)", 0.1) == \
         "mcts(engine=cpp,time_limit=0.1)"
-    assert tournament.with_time_limit("smmcts(iterations=5)", 0.1) == "smmcts(iterations=5)"
-    assert tournament.with_time_limit("equilibrium", 0.1) == "equilibrium"
+    assert bot_specs.with_time_limit("smmcts(iterations=5)", 0.1) == "smmcts(iterations=5)"
+    assert bot_specs.with_time_limit("equilibrium", 0.1) == "equilibrium"
 
 
 def test_jobs_cover_both_seats_and_gauntlets_keep_the_round_robin_seeds():

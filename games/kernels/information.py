@@ -2,7 +2,7 @@
 
 The kernels of :mod:`smmcts_spiel.games.kernels` describe games to compiled SM-MCTS; the
 ones here describe imperfect-information games to compiled searches over information
-sets (Online Outcome Sampling, :mod:`smmcts_spiel.search.oos_kernel`). Each game module
+sets (Online Outcome Sampling, :mod:`smmcts_spiel.imperfect.oos_kernel`). Each game module
 provides the interface of :mod:`.base` (``status``, ``legal_actions``,
 ``chance_outcomes``, ``apply_actions``, ``apply_chance``, ``returns``; a sequential game
 moves one player at a time, the other passes ``-1``) and one more function:

@@ -7,13 +7,17 @@ same meaning; this module defines them once.
 
 from __future__ import annotations
 
+import math
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
+import pyspiel
 from absl import app, flags
 
+from smmcts_spiel import checks
 from smmcts_spiel.experiments.runner import BACKENDS
 
 
@@ -37,10 +41,21 @@ class RunnerFlags:
         return {"workers": self.workers.value or os.cpu_count(), "backend": self.backend.value}
 
 
+def define_seed(help_text: str = "Base seed of every game and run.") -> flags.FlagHolder:
+    """The ``--seed`` flag: a non-negative integer (numpy's seed sequences refuse others)."""
+    return flags.DEFINE_integer("seed", 0, help_text, lower_bound=0)
+
+
+def define_publish(committed: str = "the committed results") -> flags.FlagHolder:
+    """The ``--publish`` flag: without it nothing is written into docs/ or data/."""
+    return flags.DEFINE_bool("publish", False, f"Write {committed}; needed for any output "
+                             "under docs/ or data/, where the committed results live.")
+
+
 def define_runner_flags(experiment: str) -> RunnerFlags:
     """Define the shared flags; finished jobs go to ``results/<experiment>`` by default."""
     return RunnerFlags(
-        seed=flags.DEFINE_integer("seed", 0, "Base seed of every game and run."),
+        seed=define_seed(),
         workers=flags.DEFINE_integer("workers", None, "Worker processes (default: all cores).",
                                      lower_bound=1),
         backend=flags.DEFINE_enum("backend", "process", list(BACKENDS),
@@ -54,30 +69,78 @@ def define_runner_flags(experiment: str) -> RunnerFlags:
     )
 
 
-def run(main) -> None:
-    """``absl.app.run(main)`` with the project's convention: a usage error exits with status 2.
+def split(text: str | None) -> list[str]:
+    """The items of a ``;``-separated flag value (game strings, bot specs), stripped."""
+    return [item.strip() for item in (text or "").split(";") if item.strip()]
 
-    absl exits with 1 on a bad flag and on ``app.UsageError`` unless told otherwise; our
-    scripts give 2 for every usage error (bad flag value, unexpected argument, refused
-    input), like argparse, so callers can tell them from failures of the work itself.
-    Scripts take flags only: a positional argument is a usage error.
+
+def load_game(text: str, flag: str = "--game") -> pyspiel.Game:
+    """The game a flag names; ValueError naming the flag, and the closest game or parameter
+    name when one is misspelt (pyspiel's own message lists all 130 games)."""
+    try:
+        params = pyspiel.game_parameters_from_string(text.strip())
+    except pyspiel.SpielError as e:
+        raise ValueError(f"{flag}: malformed game string {text!r}: {e}") from None
+    name = str(params.pop("name", ""))
+    types = {t.short_name: t for t in pyspiel.registered_games()}
+    if name not in types:
+        raise ValueError(f"{flag}: unknown game {name!r}{checks.did_you_mean(name, types)}; "
+                         "pyspiel.registered_names() lists the games")
+    allowed = types[name].parameter_specification
+    for key in params:
+        if key not in allowed:
+            raise ValueError(f"{flag}: {name} has no parameter {key!r}"
+                             f"{checks.did_you_mean(key, allowed)}; it takes "
+                             f"{', '.join(allowed) or 'none'}")
+    try:
+        return pyspiel.load_game(text)
+    except (pyspiel.SpielError, ValueError) as e:  # Python-defined games raise ValueError
+        raise ValueError(f"{flag}: cannot load game {text!r}: {e}") from None
+
+
+def positive_finite(value: float | None) -> bool:
+    """Validator of a flag of seconds (or None): a positive, finite number."""
+    return value is None or 0 < value < math.inf
+
+
+def usage_error(message: str) -> NoReturn:
+    """Stop the script with a short usage error (status 2): ``<script>: error: message``."""
+    name = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else "script"
+    sys.stderr.write(f"{name}: error: {message}\n(run {name} with --helpshort to see its "
+                     "flags)\n")
+    sys.exit(2)
+
+
+def parse_flags(argv: list[str]) -> list[str]:
+    """``flags.FLAGS(argv)``, a bad value stopping the script with a short usage error."""
+    try:
+        argv = flags.FLAGS(argv)
+    except flags.Error as error:
+        usage_error(str(error))
+    for name in flags.FLAGS:  # absl's bounds let NaN through: no comparison fails on it
+        value = flags.FLAGS[name].value
+        if isinstance(value, float) and math.isnan(value):
+            usage_error(f"--{name}={value} is not a number")
+    return argv
+
+
+def run(main: Callable[[list[str]], Any]) -> None:
+    """``absl.app.run(main)`` with the project's convention for usage errors.
+
+    A usage error (bad flag value, unexpected argument, ``app.UsageError`` raised by
+    ``main``) prints one short message and where the help is, not the whole ``--help``
+    (absl's default), and exits with status 2, like argparse, so callers can tell it from
+    a failure of the work itself. Scripts take flags only: a positional argument is a
+    usage error.
     """
-
-    def parse_flags(argv):
-        try:
-            return flags.FLAGS(argv)
-        except flags.Error as error:
-            sys.stderr.write(f"FATAL Flags parsing error: {error}\n"
-                             "Pass --helpshort or --helpfull to see help on flags.\n")
-            sys.exit(2)
 
     def main_with_usage_status(argv):
         try:
             if len(argv) > 1:
-                raise app.UsageError(f"unexpected arguments: {argv[1:]}")
+                raise app.UsageError(f"unexpected arguments: {argv[1:]} (flags are written "
+                                     "--name=value)")
             return main(argv)
         except app.UsageError as error:
-            error.exitcode = 2
-            raise
+            usage_error(str(error))
 
     app.run(main_with_usage_status, flags_parser=parse_flags)

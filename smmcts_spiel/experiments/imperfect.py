@@ -39,9 +39,9 @@ from open_spiel.python import policy as policy_lib
 from open_spiel.python.algorithms import exploitability
 
 from smmcts_spiel.bots.openspiel_bots import ISMCTSBot
-from smmcts_spiel.search import information_sets
-from smmcts_spiel.search.is_smmcts import InformationSetSMMCTS
-from smmcts_spiel.search.oos_kernel import outcome_sampling
+from smmcts_spiel.imperfect import information_sets
+from smmcts_spiel.imperfect.is_smmcts import InformationSetSMMCTS
+from smmcts_spiel.imperfect.oos_kernel import outcome_sampling
 
 ROOT_METHODS = ("oos_root", "os_mccfr")
 #: Online methods and their parameters (OOS: the bot's defaults, then the paper's remedies

@@ -40,6 +40,16 @@ def check_output(paths: Sequence[str | os.PathLike], *, publish: bool) -> None:
                 f"{RESULTS_DIR}/)")
 
 
+def make_dir(path: str | os.PathLike, what: str = "results folder") -> None:
+    """``os.makedirs(path, exist_ok=True)``; ValueError naming the folder when it cannot be
+    created (a file in the way, no permission, ...)."""
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError as e:
+        raise ValueError(f"cannot create the {what} {os.fspath(path)}: "
+                         f"{e.strerror or e}; choose another folder") from None
+
+
 def read_json_object(path: str | os.PathLike) -> dict:
     """The JSON object stored in ``path``; ValueError saying why when it cannot be read."""
     try:

@@ -77,7 +77,7 @@ def run_jobs(
     for key in jobs:
         if not key or os.sep in key or key.startswith("."):
             raise ValueError(f"job key {key!r} must be a non-empty file name without '{os.sep}'")
-    os.makedirs(results_dir, exist_ok=True)
+    outputs.make_dir(results_dir)
     results: dict[str, Result] = {}
     todo = []
     for key in jobs:
@@ -265,7 +265,7 @@ def exit_on_sigterm() -> Iterator[None]:
 
 def check_params(results_dir: str | os.PathLike, params: Mapping[str, Any]) -> None:
     """Record ``params`` in ``results_dir``; refuse to mix results of other parameters."""
-    os.makedirs(results_dir, exist_ok=True)
+    outputs.make_dir(results_dir)
     path = os.path.join(os.fspath(results_dir), PARAMS_FILE)
     wanted = json.loads(json.dumps(dict(params)))
     if os.path.exists(path):

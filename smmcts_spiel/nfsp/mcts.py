@@ -25,7 +25,7 @@ Two trees, one rule:
 
 SM-MCTS (:mod:`smmcts_spiel.search`) solves a different problem (simultaneous moves, no
 prior, regret-matching / Exp3 selectors); from it the information-set search reuses the
-enumeration of an information set (:func:`smmcts_spiel.search.information_sets.information_set`).
+enumeration of an information set (:func:`smmcts_spiel.imperfect.information_sets.information_set`).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from typing import Protocol
 import numpy as np
 import pyspiel
 
-from smmcts_spiel.search.information_sets import information_set
+from smmcts_spiel.imperfect.information_sets import information_set
 from smmcts_spiel.search.selectors import sample_index
 
 

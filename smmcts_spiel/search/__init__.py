@@ -1,4 +1,7 @@
-"""Search engines and their parts.
+"""Perfect-information SM-MCTS: search engines and their parts.
+
+Imperfect-information searches (OOS, information-set SM-MCTS, MMCTS, the information-set
+walks) live in :mod:`smmcts_spiel.imperfect`; they build on the selectors here.
 
 * :mod:`.selectors`: Regret Matching, Exp3 and UCB (numba-compilable arithmetic + objects);
 * :mod:`.evaluators`: leaf evaluators with OpenSpiel's evaluator interface;
@@ -10,7 +13,5 @@
   (:mod:`smmcts_spiel.games.kernels`), the fast path of ``SMMCTSBot``;
 * :mod:`.tree_arrays`: the array tree the two compiled engines share;
 * :mod:`.root_parallel`: several trees searched at once in threads, statistics merged;
-* :mod:`.matrix_tree_engine`: the same algorithm compiled with numba on explicit trees;
-* :mod:`.mmcts`: multiple-tree MCTS with Exp3 over any pyspiel game with information states;
-* :mod:`.mmcts_phantom_ttt`: the same compiled with numba for Phantom Tic-Tac-Toe.
+* :mod:`.matrix_tree_engine`: the same algorithm compiled with numba on explicit trees.
 """

@@ -1,6 +1,6 @@
 """Online Outcome Sampling compiled with numba over a game kernel: the fast path of OOSBot.
 
-The same algorithm as :class:`smmcts_spiel.search.oos.OutcomeSampling` (read its
+The same algorithm as :class:`smmcts_spiel.imperfect.oos.OutcomeSampling` (read its
 docstring), for games with an information kernel
 (:mod:`smmcts_spiel.games.kernels.information`: Kuhn and Leduc poker,
 ``goofspiel(imp_info=True)``, Phantom Tic-Tac-Toe). Whole iterations run compiled:
@@ -11,7 +11,7 @@ docstring), for games with an information kernel
   (``hash_keys``, ``hash_nodes``). At most one row is added per iteration, so the arrays
   grow between chunks of iterations, never during one.
 * **Targeting.** The current information set is enumerated by a compiled depth-first walk
-  (the one of :func:`smmcts_spiel.search.information_sets.information_set`) into a trie of
+  (the one of :func:`smmcts_spiel.imperfect.information_sets.information_set`) into a trie of
   the histories that lead to it: ``trie[t, action]`` is the child prefix or -1, and a
   prefix with children is on the way to the target.
 * **One iteration** samples a path from the root forward (storing per depth the node, the
@@ -34,13 +34,14 @@ import pyspiel
 
 from smmcts_spiel import checks
 from smmcts_spiel.games.kernels import information as kernels
-from smmcts_spiel.search import compiled_information_sets, information_sets, selectors, tree_arrays
-from smmcts_spiel.search.oos import (
+from smmcts_spiel.imperfect import compiled_information_sets, information_sets
+from smmcts_spiel.imperfect.oos import (
     OOSPolicy,
     OutcomeSampling,
     check_final_strategy,
     check_parameters,
 )
+from smmcts_spiel.search import selectors, tree_arrays
 
 _inlined = numba.njit(inline="always", error_model="numpy")
 _rm_probabilities = _inlined(selectors.regret_matching_probabilities)
@@ -265,7 +266,7 @@ def _run(iterations, first_iteration, code, root, params, data, delta, epsilon, 
 
 class KernelOutcomeSampling:
     """OOS tables of both players and compiled iterations (same interface as the Python
-    :class:`~smmcts_spiel.search.oos.OutcomeSampling`).
+    :class:`~smmcts_spiel.imperfect.oos.OutcomeSampling`).
 
     Args:
       game: a game with an information kernel (``information_kernel_for(game)``).

@@ -9,7 +9,7 @@ a Nash equilibrium like offline MCCFR, however the search is steered. Its three 
   on by a uniform random playout (no updates there).
 * **Information-set targeting (IST).** With probability ``delta`` an iteration samples
   only histories that pass through the searching player's current information set
-  (:class:`~smmcts_spiel.search.information_sets.InformationSet`): at chance, opponent
+  (:class:`~smmcts_spiel.imperfect.information_sets.InformationSet`): at chance, opponent
   and own nodes on the way there, the sampling distribution is restricted to the
   consistent actions and renormalised. Otherwise it samples as plain outcome sampling.
 * **Importance-weight compensation.** A sampled terminal history ``z`` had probability
@@ -38,7 +38,7 @@ import pyspiel
 from open_spiel.python import policy as policy_lib
 
 from smmcts_spiel import checks
-from smmcts_spiel.search import information_sets
+from smmcts_spiel.imperfect import information_sets
 from smmcts_spiel.search.selectors import regret_matching_probabilities, sample_index
 
 #: What a search recommends at an information set: the average strategy (the one that

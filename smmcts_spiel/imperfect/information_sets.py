@@ -26,7 +26,7 @@ import numpy as np
 import pyspiel
 
 from smmcts_spiel import checks
-from smmcts_spiel.search import compiled_information_sets
+from smmcts_spiel.imperfect import compiled_information_sets
 
 #: Refuse to enumerate more histories than this (the walk would take too long).
 MAX_HISTORIES = 200_000

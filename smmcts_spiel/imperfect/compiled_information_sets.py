@@ -1,6 +1,6 @@
 """Information sets enumerated by compiled code over a game's information kernel.
 
-The walk of :func:`smmcts_spiel.search.information_sets.information_set`, compiled: from
+The walk of :func:`smmcts_spiel.imperfect.information_sets.information_set`, compiled: from
 the root, keep the histories where the player saw the same information keys and took the
 same actions as in the real game, enumerating chance and opponent moves in between; the
 histories that reach the player's current information key form the set. It also builds

@@ -24,7 +24,8 @@ from tqdm import tqdm
 
 from smmcts_spiel import checks
 from smmcts_spiel.games import phantom_ttt_rules
-from smmcts_spiel.search import mmcts, selectors
+from smmcts_spiel.imperfect import mmcts
+from smmcts_spiel.search import selectors
 
 NUM_CELLS = phantom_ttt_rules.NUM_CELLS
 _exp3_probabilities = numba.njit(cache=True)(selectors.exp3_probabilities)

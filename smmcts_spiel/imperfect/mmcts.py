@@ -15,7 +15,7 @@ is 1, a draw 0.5 and a loss 0 in Phantom Tic-Tac-Toe.
 
 Every random number is one ``rng.random()`` per decision (Exp3 sample, rollout move
 ``floor(u k)`` or chance outcome), in the order of play, so the array engine of
-:mod:`smmcts_spiel.search.mmcts_phantom_ttt` grows exactly the same trees from the same seed.
+:mod:`smmcts_spiel.imperfect.mmcts_phantom_ttt` grows exactly the same trees from the same seed.
 
 The final strategy at a node is one of ``FINAL_STRATEGIES``: ``empirical`` (visit
 frequencies ``n_a / n``, the choice of Lisy et al. and the meaning of ``empirical``

@@ -1,0 +1,275 @@
+"""The scripts under hostile command lines: nothing committed overwritten, no traceback, every
+refusal naming the flag and the fix, before any work is done (issue 27's script findings)."""
+
+import csv
+import json
+import logging
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pyspiel
+import pytest
+
+from smmcts_spiel import bot_specs, match, tournament
+from smmcts_spiel.experiments import cli
+
+ROOT = Path(__file__).resolve().parents[1]
+TINY_TOURNAMENT = ["--games=matrix_rps", "--bots=random;cpp(bot=uniform_random)",
+                   "--num_games=1", "--chunk=1", "--backend=serial", "--bootstrap=2"]
+
+
+def run_script(name, *args, cwd=ROOT, timeout=300):
+    return subprocess.run([sys.executable, str(ROOT / "scripts" / name), *args],
+                          capture_output=True, text=True, timeout=timeout, cwd=cwd)
+
+
+def assert_refused(result, *words):
+    """Exit status 2, no traceback, a short message (not the whole --help) with ``words``."""
+    assert result.returncode == 2, result.stderr[-3000:]
+    assert "Traceback" not in result.stderr, result.stderr[-3000:]
+    assert len(result.stderr.splitlines()) <= 6, result.stderr
+    for word in words:
+        assert word in result.stderr, result.stderr
+
+
+# -- data loss: committed results need --publish ------------------------------------------
+
+
+@pytest.fixture
+def published(tmp_path):
+    """A folder laid out like the committed results (``docs/figures/tournament/x``) in a
+    scratch project directory, so that a script that fails to refuse harms only a copy."""
+    folder = tmp_path / "docs" / "figures" / "tournament" / "x"
+    folder.mkdir(parents=True)
+    for name in ("games.csv", "summary.md", "tournament.md"):
+        (folder / name).write_text("committed\n")
+    return folder
+
+
+@pytest.mark.parametrize("script, args", [
+    ("tournament.py", TINY_TOURNAMENT),
+    ("equilibrium_loss.py", ["--game=matrix_rps", "--bots=random", "--num_games=1",
+                             "--chunk=1", "--solutions_dir=solutions"]),
+])
+def test_runners_need_publish_to_write_into_committed_results(script, args, published):
+    project = published.parents[2]
+    result = run_script(script, *args, "--results_dir=docs/figures/tournament/x", cwd=project)
+    assert_refused(result, "--publish", "docs")
+    assert sorted(p.name for p in published.iterdir()) == ["games.csv", "summary.md",
+                                                          "tournament.md"]
+    assert all(p.read_text() == "committed\n" for p in published.iterdir())
+
+
+@pytest.mark.slow
+def test_a_solution_cache_inside_docs_needs_publish(published):
+    project = published.parents[2]
+    result = run_script("equilibrium_loss.py", "--game=matrix_rps", "--solve_only",
+                        "--solutions_dir=docs/solutions", cwd=project)
+    assert_refused(result, "--publish", "docs")
+    assert not (project / "docs" / "solutions").exists()
+
+
+@pytest.mark.slow
+def test_the_solver_benchmark_csv_needs_publish_inside_docs(published):
+    project = published.parents[2]
+    result = run_script("bench_solver.py", "--output_csv=docs/bench.csv", "--repeats=1",
+                        "--openspiel_repeats=1", "--min_cards=3", "--max_cards=3",
+                        "--max_seconds=1", cwd=project)
+    assert_refused(result, "--publish", "docs")
+    assert not (project / "docs" / "bench.csv").exists()
+
+
+# -- tracebacks ---------------------------------------------------------------------------
+
+
+def test_bootstrap_zero_is_refused_before_playing(tmp_path):
+    result = run_script("tournament.py", *TINY_TOURNAMENT, "--bootstrap=0",
+                        f"--results_dir={tmp_path / 'run'}")
+    assert_refused(result, "--bootstrap")
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_results_dir_that_cannot_be_created_is_named(tmp_path):
+    (tmp_path / "a_file").write_text("")
+    result = run_script("tournament.py", *TINY_TOURNAMENT,
+                        f"--results_dir={tmp_path / 'a_file' / 'run'}")
+    assert_refused(result, "cannot create", str(tmp_path / "a_file" / "run"))
+
+
+def write_csv(path, header, rows):
+    with open(path, "w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(header)
+        writer.writerows(rows)
+    return path
+
+
+GAMES_CSV_HEADER = ["game", "first", "second", "return_first", "return_second"]
+
+
+@pytest.mark.parametrize("header, rows, message", [
+    (GAMES_CSV_HEADER[1:], [["a", "b", 1, -1]], "no column 'game'"),
+    (GAMES_CSV_HEADER, [["matrix_rps", "a", "b", "one", -1]], "line 2: return_first 'one' is "
+                                                              "not a number"),
+    (GAMES_CSV_HEADER, [["matrix_rps", "a", "b", 1, "nan"]], "not finite"),
+    (GAMES_CSV_HEADER, [], "holds no games"),
+])
+def test_a_games_csv_is_refused_with_what_is_wrong(tmp_path, header, rows, message):
+    path = write_csv(tmp_path / "games.csv", header, rows)
+    with pytest.raises(ValueError, match=message) as refusal:
+        tournament.read_games_csv(path)
+    assert str(path) in str(refusal.value)
+
+
+def test_pool_games_names_the_file_and_the_closest_game(tmp_path):
+    path = write_csv(tmp_path / "games.csv", GAMES_CSV_HEADER, [["matrix_rpss", "a", "b", 1, -1]])
+    result = run_script("pool_games.py", f"--games_csv={path}")
+    assert_refused(result, str(path), "did you mean 'matrix_rps'")
+    good = write_csv(tmp_path / "good.csv", GAMES_CSV_HEADER, [["matrix_rps", "a", "b", 1, -1]])
+    missing = run_script("pool_games.py", f"--games_csv={good};{tmp_path / 'none.csv'}")
+    assert_refused(missing, "cannot read", str(tmp_path / "none.csv"))
+
+
+# -- messages -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("script", [
+    "tournament.py", *(pytest.param(s, marks=pytest.mark.slow) for s in (
+        "match.py", "equilibrium_loss.py", "fig2.py", "olympiad.py", "evaluator_accuracy.py"))])
+def test_a_negative_seed_names_the_flag(script, tmp_path):
+    result = run_script(script, "--seed=-1", cwd=tmp_path)
+    assert_refused(result, "--seed")
+
+
+def test_a_usage_error_is_short_and_says_where_help_is():
+    result = run_script("match.py", "--num_games=0")
+    assert_refused(result, "--num_games", "--helpshort")
+
+
+SWEEP = textwrap.dedent("""
+    import json, runpy, sys
+    from absl import flags
+    from smmcts_spiel.experiments import cli
+
+    FLAGS = flags.FLAGS
+    accepted = {}
+    for path in sys.argv[1:]:
+        before = set(FLAGS)
+        runpy.run_path(path, run_name="script_under_test")
+        ours = [name for name in sorted(set(FLAGS) - before)
+                if FLAGS.find_module_defining_flag(name).startswith(("script_under_test",
+                                                                      "smmcts_spiel"))]
+        accepted[path] = []
+        for name in ours:
+            kind = FLAGS[name].flag_type()
+            for bad in {"int": ["-1"], "float": ["-1", "nan"]}.get(kind, []):
+                try:
+                    cli.parse_flags([path, f"--{name}={bad}"])
+                    accepted[path].append(f"--{name}={bad}")
+                except SystemExit:
+                    pass
+                FLAGS.unparse_flags()
+        for name in set(FLAGS) - before:
+            delattr(FLAGS, name)
+    print(json.dumps(accepted))
+""")
+
+
+@pytest.mark.slow
+def test_no_numeric_flag_of_any_script_takes_a_negative_or_nan_value():
+    # One process for every script (about 20 s): each script's flags are defined, tried with
+    # values below their range, and removed before the next script is loaded.
+    scripts = sorted(str(p) for p in (ROOT / "scripts").glob("*.py"))
+    result = subprocess.run([sys.executable, "-c", SWEEP, *scripts], capture_output=True,
+                            text=True, timeout=600, cwd=ROOT)
+    assert result.returncode == 0, result.stderr[-3000:]
+    accepted = json.loads(result.stdout.splitlines()[-1])
+    assert len(accepted) == len(scripts)
+    assert {path: bad for path, bad in accepted.items() if bad} == {}
+
+
+# -- equal time for every searching bot ---------------------------------------------------
+
+
+@pytest.mark.parametrize("spec, timed", [
+    ("smmcts", "smmcts(time_limit=0.1)"),
+    ("mcts(engine=cpp)", "mcts(engine=cpp,time_limit=0.1)"),
+    ("oos(delta=0.9)", "oos(delta=0.9,time_limit=0.1)"),
+    ("is_smmcts", "is_smmcts(time_limit=0.1)"),
+    ("ismcts(worlds=auto)", "ismcts(worlds=auto,time_limit=0.1)"),
+    ("ismcts(simulations=50)", "ismcts(simulations=50)"),  # its own budget: kept
+    ("smmcts(iterations=5)", "smmcts(iterations=5)"),
+    ("mmcts(training_iterations=1000,iterations=0)", "mmcts(training_iterations=1000,"
+                                                     "iterations=0)"),
+    ("random", "random"), ("equilibrium", "equilibrium"), ("belief_sampler", "belief_sampler"),
+    ("cpp(bot=uniform_random)", "cpp(bot=uniform_random)"),
+])
+def test_the_time_limit_reaches_every_searching_bot(spec, timed):
+    assert bot_specs.with_time_limit(spec, 0.1) == timed
+    assert bot_specs.with_time_limit(spec, None) == spec
+
+
+def test_a_searching_bot_that_cannot_search_by_time_is_named_and_refused():
+    with pytest.raises(ValueError, match=r"mmcts\(gamma=0.1\) cannot search by time.*"
+                                         r"iterations, training_iterations"):
+        bot_specs.with_time_limit("mmcts(gamma=0.1)", 0.1)
+
+
+@pytest.mark.parametrize("spec", ["oos(engine=generic)", "is_smmcts", "ismcts"])
+def test_timed_imperfect_information_bots_are_built_with_the_time_limit(spec):
+    bot = bot_specs.make_bot(bot_specs.with_time_limit(spec, 0.01),
+                             pyspiel.load_game("kuhn_poker"), 0, seed=0)
+    assert bot.time_limit == 0.01
+    assert getattr(bot, "iterations", None) is None and getattr(bot, "simulations", None) is None
+
+
+def test_a_timed_run_warns_about_bots_on_their_own_budget(caplog):
+    game = pyspiel.load_game("kuhn_poker")
+    with caplog.at_level(logging.WARNING):
+        match.warn_about_bots(["ismcts(simulations=50)", "mcts", "random"], [game], 0.1)
+    text = caplog.text
+    assert "ismcts(simulations=50) plays at its own budget (simulations=50)" in text
+    assert "mcts searches the full state of kuhn_poker()" in text and "ismcts" in text
+    caplog.clear()
+    with caplog.at_level(logging.WARNING):
+        match.warn_about_bots(["mcts", "smmcts"], [pyspiel.load_game("matrix_rps")], 0.1)
+    assert caplog.text == ""
+
+
+# -- suggestions --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("spec, suggestion", [
+    ("smcts", "did you mean 'smmcts'"), ("smmcts(gama=0.1)", "did you mean 'gamma'"),
+    ("ismcts(simulation=5)", "did you mean 'simulations'"),
+])
+def test_misspelt_bots_and_parameters_get_a_suggestion(spec, suggestion):
+    with pytest.raises(ValueError, match=suggestion):
+        bot_specs.parse_bot_spec(spec)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("goofspeil", "unknown game 'goofspeil' (did you mean 'goofspiel'?)"),
+    ("goofspiel(num_card=3)", "has no parameter 'num_card' (did you mean 'num_cards'?)"),
+    ("goofspiel(num_cards=3", "malformed game string"),
+    ("smmcts_goofspiel(num_cards=0)", "num_cards must be an integer"),
+])
+def test_misspelt_games_are_named_with_the_flag_and_a_suggestion(text, message):
+    with pytest.raises(ValueError, match=re.escape(message)) as refusal:
+        cli.load_game(text, "--games")
+    assert str(refusal.value).startswith("--games: ")
+    assert len(str(refusal.value)) < 300  # not pyspiel's list of every game
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("smmcts(iterations=0)", "iterations must be an integer >= 1"),
+    ("smmcts(time_limit=-1)", "time_limit must be a positive"),
+    ("oos(epsilon=1.5)", "epsilon must be a probability"),
+    ("mcts(uct_c=-2)", "uct_c must be a non-negative"),
+])
+def test_bad_values_in_a_spec_are_refused_before_any_bot_is_built(spec, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        bot_specs.parse_bot_spec(spec)
