@@ -24,11 +24,12 @@ and ``ratio_vs_cpp=<min over kernel games of ours / C++ MCTSBot>``.
 OpenSpiel with three parameter sets each (:data:`ALL_GAMES`; ``--only=<regex>`` picks some):
 per game, SMMCTSBot's iterations per second with each of ``--threads`` (the engine it
 chooses: the kernel engine where a kernel covers the game, else the generic one, which
-refuses more than one thread; ``--engine=generic``: the generic path everywhere) and OpenSpiel's C++ MCTSBot's, or its Python MCTSBot's where
-the C++ bot refuses the game (games with intermediate rewards), timed alternately in the
-same run, their ratios, and the overshoot of SMMCTSBot's moves at ``--overshoot_time`` in
-self-play with tree reuse (at most ``--overshoot_moves`` moves per game). The last lines
-are ``min_ratio_vs_cpp_threads<N>=`` (over the games the C++ bot plays) and
+refuses more than one thread; ``--engine=generic``: the generic path everywhere) and
+OpenSpiel's C++ MCTSBot's, or its Python MCTSBot's where the C++ bot refuses the game
+(neither plays games with rewards along the way), timed alternately in the same run, their
+ratios, and the overshoot of SMMCTSBot's moves at ``--overshoot_time`` in self-play with
+tree reuse (at most ``--overshoot_moves`` moves per game). The last lines are
+``min_ratio_vs_cpp_threads<N>=`` (over the games the C++ bot plays) and
 ``max_median_overshoot_ms=``; ``--csv`` also writes the per-game rows.
 """
 

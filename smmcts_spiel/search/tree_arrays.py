@@ -18,8 +18,8 @@ Layout:
   to ``pool``, followed at a decision node wider than ``BLOCK`` joint actions by the number
   of children of each block of ``BLOCK`` entries (:func:`block_count`), which lets the
   expansion rule find the ``k``-th missing child without reading the whole table (Blotto's
-  root has up to tens of thousands); its per-action statistics (selector statistic, count, sum of sampling
-  distributions, current distribution; chance: outcome probabilities) to
+  root has up to tens of thousands); its per-action statistics (selector statistic, count,
+  sum of sampling distributions, current distribution; chance: outcome probabilities) to
   ``slots[field, slot]``. The kernel engine also stores the node's pyspiel actions in
   ``pool`` (field ``ACTIONS``); the array engine keeps them in Python (``ACTIONS`` is -1).
 
