@@ -427,6 +427,8 @@ def reused_search(out: str, data_dir: str, params: dict) -> tuple[dict, dict]:
                        if k not in ("curves",)})
     return games, {"games_searched": previous["games_searched"],
                    "ranking": previous["ranking"],
+                   "search_reused_from_run_written_at_utc": previous.get(
+                       "search_reused_from_run_written_at_utc", previous.get("written_at_utc")),
                    "timings": {k: previous[k] for k in ("search_seconds", "floors_seconds")
                                if k in previous}}
 

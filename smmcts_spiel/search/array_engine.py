@@ -325,13 +325,13 @@ class ArraySMMCTS(ArrayTreeSearch):
             self._actions.append((first, second, None))
             return DECISION, len(first), len(second), 0.0
         if player == _CHANCE:
-            outcomes = state.chance_outcomes()
+            outcomes, probs = zip(*state.chance_outcomes())
             n = len(outcomes)
             if PROBS + n > len(self._floats):
                 self._floats = np.concatenate([self._floats, np.zeros(n)])
-            self._floats[PROBS:PROBS + n] = [p for _, p in outcomes]
+            self._floats[PROBS:PROBS + n] = probs
             self._states.append(state)
-            self._actions.append((tuple(a for a, _ in outcomes), (), None))
+            self._actions.append((outcomes, (), None))
             return CHANCE, n, 1, 0.0
         if player != _TERMINAL:
             raise ValueError(f"{self.game}: current_player() {player} at {state.history()} "
@@ -347,7 +347,7 @@ class ArraySMMCTS(ArrayTreeSearch):
     def _iterate(self, root: int, iterations: int) -> int:
         """Up to ``iterations`` iterations (all of them: the arrays grow as needed)."""
         states, actions = self._states, self._actions
-        evaluate = self.evaluator.evaluate
+        evaluate = self._leaf_value()
         kind, n1, n2, value = DECISION, 0, 0, 0.0
         done = 0
         arrays = (self._floats, self.nodes_i, self.nodes_f, self.pool, self.slots, self._ints)
@@ -377,7 +377,19 @@ class ArraySMMCTS(ArrayTreeSearch):
                 states[node] = None  # every child exists: the state is no longer needed
             kind, n1, n2, value = self._describe(child)
             if why & EXPAND and kind != TERMINAL:
-                value = evaluate(child)[0]
+                value = evaluate(child)
+
+    def _leaf_value(self):
+        """Player 1's value of a new leaf (its state is kept, so the evaluator gets a copy):
+        with the default evaluator, one C++ rollout called directly (a Python call less per
+        leaf), else the evaluator's ``evaluate``."""
+        evaluator = self.evaluator
+        if type(evaluator) is OpenSpielRolloutEvaluator and evaluator.n_rollouts == 1:
+            bots, draw = evaluator.bots, evaluator.seeds.getrandbits
+            evaluate_bots = pyspiel.evaluate_bots
+            return lambda state: evaluate_bots(state.clone(), bots, draw(31))[0]
+        evaluate = evaluator.evaluate
+        return lambda state: evaluate(state)[0]
 
     def _grow_path(self) -> None:
         """Double the path's room, keeping the path of the iteration in progress."""
