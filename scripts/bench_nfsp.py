@@ -10,7 +10,7 @@ per CPU second (the cost of the parallelism: messages, a learner process), and t
 speed-up over NFSP. On a machine with C free cores the speed-up is bounded by C times
 ANFSP's episodes per CPU second over NFSP's.
 
-  /work/bin/measure --cores 2 python scripts/bench_nfsp.py --game=leduc_poker --seconds=60
+  python scripts/bench_nfsp.py --game=leduc_poker --seconds=60
 
 Prints a table; --out writes it as JSON too.
 """
@@ -20,20 +20,30 @@ from __future__ import annotations
 import json
 import time
 
-import jax
 import numpy as np
 from absl import app, flags
 
+from smmcts_spiel import experiments, nfsp
 from smmcts_spiel.experiments import cli
-from smmcts_spiel.nfsp.anfsp import ANFSP, ANFSPConfig
-from smmcts_spiel.nfsp.openspiel_nfsp import NFSPConfig, OpenSpielNFSP
-from smmcts_spiel.nfsp.policy import state_tensor
+
+try:  # the nfsp extra: without it the flags still parse, and main says what to install
+    import jax
+
+    from smmcts_spiel.nfsp.anfsp import ANFSP, ANFSPConfig
+    from smmcts_spiel.nfsp.openspiel_nfsp import NFSPConfig, OpenSpielNFSP
+    from smmcts_spiel.nfsp.policy import state_tensor
+except ImportError as error:
+    _MISSING = error
+else:
+    _MISSING = None
 
 _GAME = flags.DEFINE_string("game", "leduc_poker", "A poker game (information-state tensors).")
 _SECONDS = flags.DEFINE_float("seconds", 30.0, "Wall time of each throughput run.",
                               lower_bound=1)
 _NUM_ACTORS = flags.DEFINE_list("num_actors", ["1", "2"], "ANFSP's actor counts to run.")
-_OUT = flags.DEFINE_string("out", None, "Also write the results as JSON here.")
+_OUT = flags.DEFINE_string("out", None, "Also write the results as JSON here (under docs/ or "
+                           "data/ only with --publish).")
+_PUBLISH = flags.DEFINE_bool("publish", False, "Allow --out under docs/ or data/.")
 
 
 def _cpu_us(f, n: int) -> float:
@@ -97,6 +107,13 @@ def throughput(game: str, num_actors: int, seconds: float) -> dict:
 
 
 def main(argv):
+    if message := nfsp.missing_extra(_MISSING):
+        raise SystemExit(message)
+    try:
+        if _OUT.value:
+            experiments.check_output([_OUT.value], publish=_PUBLISH.value)
+    except ValueError as e:
+        raise app.UsageError(str(e)) from None
     try:
         actor_counts = [int(k) for k in _NUM_ACTORS.value]
     except ValueError:
@@ -108,11 +125,11 @@ def main(argv):
     for name, value in result["profile"].items():
         print(f"  {name:34s} {value:10.1f}")
     runs = [throughput(_GAME.value, k, _SECONDS.value) for k in [0] + actor_counts]
-    nfsp = runs[0]
+    synchronous = runs[0]
     print(f"throughput, {_SECONDS.value:g} s each:")
     print("  actors  episodes/s  CPU s/s  episodes/CPU s  speed-up")
     for r in runs:
-        r["speed_up"] = r["episodes_per_second"] / nfsp["episodes_per_second"]
+        r["speed_up"] = r["episodes_per_second"] / synchronous["episodes_per_second"]
         print(f"  {r['num_actors']:6d}  {r['episodes_per_second']:10.0f}  "
               f"{r['cpu_seconds_per_second']:7.2f}  {r['episodes_per_cpu_second']:14.0f}  "
               f"{r['speed_up']:8.2f}")

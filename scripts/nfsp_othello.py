@@ -15,10 +15,11 @@ Evaluation time is not counted.
   python scripts/nfsp_othello.py --budget=14400 --eval_every=600             # hours
 
 Writes <out>.csv (algorithm, seed, train_seconds, episodes, e1, e2, nash_conv), <out>.png
-and <out>.json (parameters). Rows are written as they are measured; --resume continues
-MC-NFSP from its checkpoint (--checkpoint, under the git-ignored results/) and appends
-(with --algorithms=mc_nfsp if NFSP's rows are complete: OpenSpiel's agents are not
-checkpointed here).
+and <out>.json (parameters); <out> is results/nfsp/nfsp_othello unless given, and a path
+under docs/ or data/ (the committed results) needs --publish. Rows are written as they are
+measured; --resume continues MC-NFSP from its checkpoint (--checkpoint, under the
+git-ignored results/) and appends (with --algorithms=mc_nfsp if NFSP's rows are complete:
+OpenSpiel's agents are not checkpointed here). Needs the nfsp extra.
 """
 
 from __future__ import annotations
@@ -30,11 +31,18 @@ import pyspiel
 from absl import app, flags
 from open_spiel.python import policy as policy_lib
 
+from smmcts_spiel import experiments, nfsp
 from smmcts_spiel.experiments import cli
-from smmcts_spiel.nfsp import exploitability, race
-from smmcts_spiel.nfsp.anfsp import ANFSP, ANFSPConfig
-from smmcts_spiel.nfsp.mc_nfsp import MCNFSP, Config
-from smmcts_spiel.nfsp.openspiel_nfsp import NFSPConfig, OpenSpielNFSP
+
+try:  # the nfsp extra: without it the flags still parse, and main says what to install
+    from smmcts_spiel.nfsp import exploitability, race
+    from smmcts_spiel.nfsp.anfsp import ANFSP, ANFSPConfig
+    from smmcts_spiel.nfsp.mc_nfsp import MCNFSP, Config
+    from smmcts_spiel.nfsp.openspiel_nfsp import NFSPConfig, OpenSpielNFSP
+except ImportError as error:
+    _MISSING = error
+else:
+    _MISSING = None
 
 _GAME = flags.DEFINE_string("game", "smmcts_othello(board_size=4)", "A game with exact "
                             "exploitability (perfect information, transposition keys).")
@@ -46,32 +54,49 @@ _ALGORITHMS = flags.DEFINE_list("algorithms", ["mc_nfsp", "nfsp"], ", ".join(ALG
 _SIMULATIONS = flags.DEFINE_integer("num_simulations", 32, "MC-NFSP's searches per move.",
                                     lower_bound=1)
 _SEED = flags.DEFINE_integer("seed", 0, "Seed of both learners.", lower_bound=0)
-_OUT = flags.DEFINE_string("out", "docs/figures/nfsp_othello", "Output path prefix.")
+_OUT = flags.DEFINE_string("out", None, "Output path prefix [results/nfsp/nfsp_othello, "
+                           "or docs/figures/nfsp_othello with --publish].")
+_PUBLISH = flags.DEFINE_bool("publish", False, "Write the committed results under docs/ "
+                             "(replacing them).")
 _RESUME = flags.DEFINE_bool("resume", False, "Continue MC-NFSP from its checkpoint.")
 _CHECKPOINT = flags.DEFINE_string("checkpoint", None, "MC-NFSP's checkpoint "
-                                  "[results/nfsp/<out's name>_mc_nfsp.pkl]; a bot spec "
+                                  "[results/nfsp/<out's name>_mc_nfsp.npz]; a bot spec "
                                   "nfsp(file=...) plays its average policy.")
 
 
 def main(argv):
+    if message := nfsp.missing_extra(_MISSING):
+        raise SystemExit(message)
     unknown = set(_ALGORITHMS.value) - set(ALGORITHMS)
     if unknown or not _ALGORITHMS.value:
         raise app.UsageError(f"--algorithms: use {', '.join(ALGORITHMS)}; got {_ALGORITHMS.value}")
+    out = _OUT.value or ("docs/figures/nfsp_othello" if _PUBLISH.value
+                         else "results/nfsp/nfsp_othello")
+    checkpoint = _CHECKPOINT.value or os.path.join(
+        "results", "nfsp", f"{os.path.basename(out)}_mc_nfsp.npz")
+    try:
+        experiments.check_output([out, checkpoint], publish=_PUBLISH.value)
+    except ValueError as e:
+        raise app.UsageError(str(e)) from None
     try:
         exploitability.positions(_GAME.value)
         Config(game=_GAME.value, num_simulations=_SIMULATIONS.value)
     except Exception as e:  # noqa: BLE001  (a bad game string or a game without exact values)
         raise app.UsageError(f"--game={_GAME.value!r}: {e}") from None
-    os.makedirs(os.path.dirname(_OUT.value) or ".", exist_ok=True)
-    checkpoint = _CHECKPOINT.value or os.path.join(
-        "results", "nfsp", f"{os.path.basename(_OUT.value)}_mc_nfsp.pkl")
+    os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
     os.makedirs(os.path.dirname(checkpoint) or ".", exist_ok=True)
     resume = _RESUME.value and os.path.exists(checkpoint)
     learners = {}
     for name in _ALGORITHMS.value:
         if name == "mc_nfsp":
-            learners[name] = (MCNFSP.load(checkpoint) if resume else MCNFSP(Config(
-                game=_GAME.value, num_simulations=_SIMULATIONS.value, seed=_SEED.value)))
+            if resume:
+                try:
+                    learners[name] = MCNFSP.load(checkpoint, _GAME.value)
+                except ValueError as e:
+                    raise app.UsageError(f"--resume: {e}") from None
+                continue
+            learners[name] = MCNFSP(Config(
+                game=_GAME.value, num_simulations=_SIMULATIONS.value, seed=_SEED.value))
         elif name == "own_nfsp":
             learners[name] = ANFSP(ANFSPConfig(game=_GAME.value, hidden=(128, 128),
                                                num_actors=0, seed=_SEED.value))
@@ -80,7 +105,7 @@ def main(argv):
     params = {flag.name: flag.value for flag in (_GAME, _BUDGET, _EVAL_EVERY, _ALGORITHMS,
                                                  _SIMULATIONS, _SEED)}
     params["configs"] = {name: repr(run.config) for name, run in learners.items()}
-    with open(f"{_OUT.value}.json", "w") as f:
+    with open(f"{out}.json", "w") as f:
         json.dump(params, f, indent=1)
 
     def checkpoint_mc_nfsp(name, run):
@@ -89,10 +114,10 @@ def main(argv):
 
     race.race(learners, _BUDGET.value, _EVAL_EVERY.value,
               lambda policy: exploitability.evaluate(_GAME.value, policy),
-              f"{_OUT.value}.csv", _SEED.value, checkpoint_mc_nfsp, append=resume)
+              f"{out}.csv", _SEED.value, checkpoint_mc_nfsp, append=resume)
     uniform = exploitability.evaluate(
         _GAME.value, policy_lib.UniformRandomPolicy(pyspiel.load_game(_GAME.value)))
-    race.plot(f"{_OUT.value}.csv", f"{_OUT.value}.png", f"{_GAME.value}: exact NashConv",
+    race.plot(f"{out}.csv", f"{out}.png", f"{_GAME.value}: exact NashConv",
               anchors={"uniform random policy": uniform.nash_conv})
 
 

@@ -14,13 +14,15 @@ on Kuhn 0.107 at 650K episodes; Heinrich and Silver's NFSP on Leduc 0.1 after ab
 
   python scripts/nfsp_poker.py --game=kuhn_poker --budget=240 --eval_every=20
   python scripts/nfsp_poker.py --game=leduc_poker --algorithms=anfsp,own_nfsp \\
-      --budget=1200 --eval_every=60 --out=docs/figures/anfsp_leduc_poker
+      --budget=1200 --eval_every=60 --out=docs/figures/anfsp_leduc_poker --publish
   python scripts/nfsp_poker.py ... --budget=2400 --resume      # 20 more minutes each
 
 Writes <out>.csv (algorithm, seed, train_seconds, cpu_seconds, episodes, e1, e2,
-nash_conv), <out>.png and <out>.json (parameters of every invocation). After every round
-each learner but OpenSpiel's is checkpointed (--checkpoint_dir, git-ignored results/);
---resume continues them to the new --budget and appends to the CSV.
+nash_conv), <out>.png and <out>.json (parameters of every invocation); <out> is
+results/nfsp/anfsp_<game> unless given, and a path under docs/ or data/ (the committed
+results) needs --publish. After every round each learner but OpenSpiel's is checkpointed
+(--checkpoint_dir, git-ignored results/); --resume continues them to the new --budget and
+appends to the CSV. Needs the nfsp extra.
 """
 
 from __future__ import annotations
@@ -33,11 +35,18 @@ import pyspiel
 from absl import app, flags
 from open_spiel.python.algorithms import exploitability
 
+from smmcts_spiel import experiments, nfsp
 from smmcts_spiel.experiments import cli
-from smmcts_spiel.nfsp import race
-from smmcts_spiel.nfsp.anfsp import ANFSP, ANFSPConfig
-from smmcts_spiel.nfsp.mc_nfsp import MCNFSP, Config
-from smmcts_spiel.nfsp.openspiel_nfsp import NFSPConfig, OpenSpielNFSP
+
+try:  # the nfsp extra: without it the flags still parse, and main says what to install
+    from smmcts_spiel.nfsp import race
+    from smmcts_spiel.nfsp.anfsp import ANFSP, ANFSPConfig
+    from smmcts_spiel.nfsp.mc_nfsp import MCNFSP, Config
+    from smmcts_spiel.nfsp.openspiel_nfsp import NFSPConfig, OpenSpielNFSP
+except ImportError as error:
+    _MISSING = error
+else:
+    _MISSING = None
 
 ALGORITHMS = ("anfsp", "own_nfsp", "mc_nfsp", "openspiel_nfsp")
 ANCHORS = {"kuhn_poker": {"OpenSpiel JAX NFSP, 650K episodes": 0.107},
@@ -55,11 +64,14 @@ _NUM_ACTORS = flags.DEFINE_integer("num_actors", 2, "ANFSP's actor processes.", 
 _SIMULATIONS = flags.DEFINE_integer("num_simulations", 32, "MC-NFSP's simulations per move.",
                                     lower_bound=1)
 _SEED = flags.DEFINE_integer("seed", 0, "Seed of every learner.", lower_bound=0)
-_OUT = flags.DEFINE_string("out", None, "Output path prefix [docs/figures/anfsp_<game>].")
+_OUT = flags.DEFINE_string("out", None, "Output path prefix [results/nfsp/anfsp_<game>, or "
+                           "docs/figures/anfsp_<game> with --publish].")
+_PUBLISH = flags.DEFINE_bool("publish", False, "Write the committed results under docs/ "
+                             "(replacing them).")
 _RESUME = flags.DEFINE_bool("resume", False, "Continue the learners from their checkpoints "
                             "and append to <out>.csv.")
 _CHECKPOINT_DIR = flags.DEFINE_string("checkpoint_dir", "results/nfsp", "Where checkpoints "
-                                      "go: <dir>/<out's name>_<algorithm>.pkl.")
+                                      "go: <dir>/<out's name>_<algorithm>.npz.")
 
 
 @dataclass(frozen=True)
@@ -86,6 +98,8 @@ def _new_learner(name: str):
 
 
 def main(argv):
+    if message := nfsp.missing_extra(_MISSING):
+        raise SystemExit(message)
     unknown = set(_ALGORITHMS.value) - set(ALGORITHMS)
     if unknown or not _ALGORITHMS.value:
         raise app.UsageError(f"--algorithms: use {', '.join(ALGORITHMS)}; got {_ALGORITHMS.value}")
@@ -98,19 +112,28 @@ def main(argv):
         ANFSP(ANFSPConfig(game=_GAME.value, num_actors=0)).close()
     except Exception as e:  # noqa: BLE001  (a bad game string or an unsupported game)
         raise app.UsageError(f"--game={_GAME.value!r}: {e}") from None
-    out = _OUT.value or f"docs/figures/anfsp_{game.get_type().short_name}"
+    out = _OUT.value or os.path.join("docs/figures" if _PUBLISH.value else "results/nfsp",
+                                     f"anfsp_{game.get_type().short_name}")
+    try:
+        experiments.check_output([out, _CHECKPOINT_DIR.value], publish=_PUBLISH.value)
+    except ValueError as e:
+        raise app.UsageError(str(e)) from None
     os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
     os.makedirs(_CHECKPOINT_DIR.value, exist_ok=True)
 
     def checkpoint(name):
-        return os.path.join(_CHECKPOINT_DIR.value, f"{os.path.basename(out)}_{name}.pkl")
+        return os.path.join(_CHECKPOINT_DIR.value, f"{os.path.basename(out)}_{name}.npz")
 
     learners = {}
     for name in _ALGORITHMS.value:
         if _RESUME.value:
             if not os.path.exists(checkpoint(name)):
                 raise app.UsageError(f"--resume: no checkpoint {checkpoint(name)}")
-            learners[name] = (MCNFSP if name == "mc_nfsp" else ANFSP).load(checkpoint(name))
+            try:
+                learners[name] = (MCNFSP if name == "mc_nfsp" else ANFSP).load(
+                    checkpoint(name), game)
+            except ValueError as e:
+                raise app.UsageError(f"--resume: {e}") from None
         else:
             learners[name] = _new_learner(name)
     params = {flag.name: flag.value for flag in (_GAME, _BUDGET, _EVAL_EVERY, _ALGORITHMS,

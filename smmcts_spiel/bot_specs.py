@@ -22,7 +22,7 @@ A spec is ``name`` or ``name(key=value,...)``; :func:`make_bot` builds a fresh, 
     mcts(time_limit=0.1,engine=cpp)                 OpenSpiel's MCTSBot, Python or C++
     equilibrium                                     samples the exact solution (solver)
     random                                          uniform random
-    nfsp(file=run.pkl)                              average policy of an MC-NFSP checkpoint
+    nfsp(file=run.npz)                              average policy of an MC-NFSP / ANFSP checkpoint
     cpp(bot=uniform_random,...)                     any bot in pyspiel.registered_bots()
 
 Budgets are per move: ``iterations`` (ISMCTS: ``simulations``) and/or ``time_limit``
@@ -36,7 +36,7 @@ import os
 
 import pyspiel
 
-from smmcts_spiel import checks
+from smmcts_spiel import checks, nfsp
 from smmcts_spiel.bots import BeliefSamplerBot, ISSMMCTSBot, MMCTSBot, OOSBot, SMMCTSBot
 from smmcts_spiel.bots.equilibrium_bot import EquilibriumBot
 from smmcts_spiel.bots.openspiel_bots import ISMCTSBot, TurnBasedMCTSBot
@@ -252,18 +252,16 @@ def _mmcts_bot(game: pyspiel.Game, player_id: int, seed: int, params: dict) -> M
 
 
 def _nfsp_bot(game: pyspiel.Game, player_id: int, seed: int, params: dict) -> pyspiel.Bot:
-    """The average policy of a saved MC-NFSP run (needs the ``nfsp`` extra: jax, flax)."""
+    """The average policy of a saved MC-NFSP or ANFSP run (needs the ``nfsp`` extra)."""
     path = params.get("file")
     if path is None or not os.path.isfile(path):
         raise ValueError(f"nfsp(file={path}): no such file; give a checkpoint saved by "
-                         "MCNFSP.save (scripts/nfsp_othello.py writes <out>_mc_nfsp.pkl)")
+                         "MCNFSP.save or ANFSP.save (scripts/nfsp_othello.py and "
+                         "scripts/nfsp_poker.py write them under results/nfsp/)")
     try:
-        from smmcts_spiel.nfsp.mc_nfsp import MCNFSP
+        from smmcts_spiel.nfsp import checkpoints
         from smmcts_spiel.nfsp.policy import PolicyBot
     except ImportError as e:
-        raise ValueError(f"nfsp bots need the nfsp extra (pip install 'smmcts-spiel[nfsp]'): "
-                         f"{e}") from None
-    run = MCNFSP.load(path)
-    if str(run.game) != str(game):
-        raise ValueError(f"nfsp(file={path}) was trained on {run.game}, not {game}")
+        raise ValueError(f"nfsp(file=...): {nfsp.missing_extra(e)}") from None
+    run = checkpoints.load_run(path, game)
     return PolicyBot(run.average_policy(), player_id, seed=seed)

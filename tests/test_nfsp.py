@@ -145,9 +145,9 @@ def test_training_is_seeded_and_resumes_exactly(game, tmp_path):
 
     a = MCNFSP(_small_config(game=game, seed=3))
     episodes(a, 4)
-    a.save(tmp_path / "run.pkl")
+    a.save(tmp_path / "run.npz")
     episodes(a, 4)
-    b = MCNFSP.load(tmp_path / "run.pkl")
+    b = MCNFSP.load(tmp_path / "run.npz")
     assert b.episodes == 4
     episodes(b, 4)
     c = MCNFSP(_small_config(game=game, seed=3))

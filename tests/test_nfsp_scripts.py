@@ -1,22 +1,26 @@
-"""scripts/nfsp_othello.py and scripts/nfsp_poker.py refuse bad flags with a usage error."""
+"""scripts/nfsp_othello.py, nfsp_poker.py and bench_nfsp.py: usage errors, where they write,
+and one line (no traceback) when the nfsp extra is missing."""
 
+import hashlib
+import importlib.util
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-pytest.importorskip("jax")
-pytest.importorskip("flax")
-
 ROOT = Path(__file__).resolve().parents[1]
+SCRIPTS = ("nfsp_othello.py", "nfsp_poker.py", "bench_nfsp.py")
+needs_nfsp = pytest.mark.skipif(importlib.util.find_spec("jax") is None,
+                                reason="needs the nfsp extra: pip install 'smmcts-spiel[nfsp]'")
 
 
-def _run(script, *flags):
+def _run(script, *flags, env=None, cwd=None):
     return subprocess.run([sys.executable, str(ROOT / "scripts" / script), *flags],
-                          capture_output=True, text=True, timeout=300)
+                          capture_output=True, text=True, timeout=300, env=env, cwd=cwd)
 
 
+@needs_nfsp
 @pytest.mark.parametrize("script, flags, message", [
     ("nfsp_othello.py", ["--algorithms=dqn"], "use mc_nfsp, nfsp, own_nfsp"),
     ("nfsp_othello.py", ["--game=kuhn_poker"], "perfect information"),
@@ -29,3 +33,78 @@ def test_bad_flags_are_usage_errors(script, flags, message, tmp_path):
     assert proc.returncode == 2
     assert message in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def _published():
+    """Digest of every committed file under docs/figures (what a stray run could replace)."""
+    digest = hashlib.sha256()
+    for path in sorted((ROOT / "docs" / "figures").rglob("*")):
+        if path.is_file():
+            digest.update(path.name.encode() + path.read_bytes())
+    return digest.hexdigest()
+
+
+@needs_nfsp
+@pytest.mark.parametrize("script, flags", [
+    ("nfsp_othello.py", [f"--out={ROOT / 'docs/figures/nfsp_othello'}"]),
+    pytest.param("nfsp_othello.py", [f"--checkpoint={ROOT / 'docs/figures/run.npz'}"],
+                 marks=pytest.mark.slow),
+    pytest.param("nfsp_poker.py", [f"--out={ROOT / 'docs/figures/anfsp_kuhn_poker'}"],
+                 marks=pytest.mark.slow),
+    pytest.param("nfsp_poker.py", [f"--checkpoint_dir={ROOT / 'docs/figures'}"],
+                 marks=pytest.mark.slow),
+    pytest.param("bench_nfsp.py", [f"--out={ROOT / 'docs/figures/bench.json'}"],
+                 marks=pytest.mark.slow),
+])
+def test_committed_results_are_written_only_with_publish(script, flags):
+    before = _published()
+    proc = _run(script, *flags, "--budget=1" if script != "bench_nfsp.py" else "--seconds=1")
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    assert "--publish" in proc.stderr and "Traceback" not in proc.stderr
+    assert _published() == before
+
+
+@needs_nfsp
+@pytest.mark.slow
+def test_a_quick_run_writes_under_results(tmp_path):
+    """Without --out, a run writes results/nfsp/... of the current folder, not docs/."""
+    before = _published()
+    proc = _run("nfsp_othello.py", "--budget=1", "--eval_every=1", "--algorithms=mc_nfsp",
+                cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert _published() == before
+    written = {p.name for p in (tmp_path / "results" / "nfsp").iterdir()}
+    assert {"nfsp_othello.csv", "nfsp_othello.png", "nfsp_othello.json",
+            "nfsp_othello_mc_nfsp.npz"} <= written
+
+
+@pytest.fixture
+def without_jax(tmp_path, monkeypatch):
+    """An environment in which ``import jax`` fails as it does when jax is not installed."""
+    fake = tmp_path / "site" / "jax"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text(
+        "raise ModuleNotFoundError(\"No module named 'jax'\", name='jax')\n")
+    env = dict(__import__("os").environ, PYTHONPATH=str(tmp_path / "site"))
+    return env
+
+
+@pytest.mark.parametrize("script", [SCRIPTS[0]] + [
+    pytest.param(s, marks=pytest.mark.slow) for s in SCRIPTS[1:]])
+def test_a_missing_extra_is_one_line_naming_it(script, without_jax, tmp_path):
+    proc = _run(script, env=without_jax, cwd=tmp_path)
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stderr
+    assert proc.stderr.strip().splitlines() == [
+        "jax is not installed: this needs the nfsp extra, pip install 'smmcts-spiel[nfsp]'"]
+    assert not (tmp_path / "results").exists()
+    help_ = _run(script, "--helpshort", env=without_jax)  # flags still parse
+    assert "--game" in help_.stdout and "Traceback" not in help_.stderr
+
+
+def test_a_missing_extra_in_a_bot_spec_is_one_line(without_jax, tmp_path):
+    proc = _run("match.py", "--game=smmcts_othello", f"--bot_a=nfsp(file={__file__})",
+                env=without_jax)
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
+    assert "pip install 'smmcts-spiel[nfsp]'" in proc.stderr

@@ -18,9 +18,8 @@ runs are not bit-for-bit reproducible.
 
 from __future__ import annotations
 
-import dataclasses
 import multiprocessing as mp
-import pickle
+import os
 import queue
 import time
 from dataclasses import dataclass
@@ -32,6 +31,7 @@ import optax
 import pyspiel
 
 from smmcts_spiel import checks
+from smmcts_spiel.nfsp import checkpoints
 from smmcts_spiel.nfsp.buffers import ReplayBuffer, ReservoirBuffer
 from smmcts_spiel.nfsp.networks import NumpyMLP, PolicyNet, legal_mask, legal_probabilities
 from smmcts_spiel.nfsp.policy import NetworkPolicy, tensor_reader, tensor_size
@@ -204,15 +204,9 @@ class ANFSP:
                 self.game.get_type().provides_observation_tensor):
             raise ValueError(f"ANFSP needs information-state or observation tensors; "
                              f"{self.game.get_type().short_name!r} has neither")
-        x = jnp.zeros((1, tensor_size(self.game)))
-        kq, ka = jax.random.split(jax.random.PRNGKey(config.seed))
-        self.q_params = self.acting.q_net.init(kq, x)
-        self.target_params = self.q_params
-        self.avg_params = self.acting.avg_net.init(ka, x)
-        self.q_opt = optax.sgd(config.rl_learning_rate)
-        self.avg_opt = optax.sgd(config.sl_learning_rate)
-        self.q_opt_state = self.q_opt.init(self.q_params)
-        self.avg_opt_state = self.avg_opt.init(self.avg_params)
+        self.q_opt, self.avg_opt = _optimisers(config)
+        for name, tree in _initial_trees(config, self.game).items():
+            setattr(self, name, tree)
         self.rng = self.acting.rng
         self.replay = ReplayBuffer(config.replay_capacity, self.rng)
         self.reservoir = ReservoirBuffer(config.reservoir_capacity, self.rng)
@@ -386,26 +380,69 @@ class ANFSP:
 
     # -- checkpoints --------------------------------------------------------------------
 
-    _SAVED = ("q_params", "target_params", "avg_params", "q_opt_state", "avg_opt_state")
-    _KEPT = ("replay", "reservoir", "rng", "episodes", "steps", "train_seconds", "cpu_seconds",
-             "_pending")
+    _COUNTERS = {"episodes": int, "steps": int, "train_seconds": float, "cpu_seconds": float,
+                 "_pending": int}
+
+    def _memory_items(self) -> dict:
+        """(shape, dtype) of each field of the memories' items."""
+        x, n = (tensor_size(self.game),), (self.acting.num_actions,)
+        return {"replay": tuple(zip((x, (), (), x, n, ()), _TRANSITION_TYPES)),
+                "reservoir": tuple(zip((x, n, ()), _SAMPLE_TYPES))}
 
     def save(self, path) -> None:
-        """The learner's state (the actors restart from it on the next :meth:`train`)."""
-        state = {k: jax.tree_util.tree_map(np.asarray, getattr(self, k)) for k in self._SAVED}
-        state.update({k: getattr(self, k) for k in self._KEPT})
-        with open(path, "wb") as f:
-            pickle.dump({"config": dataclasses.asdict(self.config), "state": state}, f)
+        """The learner's state (the actors restart from it on the next :meth:`train`), in
+        a checkpoint that runs no code when loaded (:mod:`~smmcts_spiel.nfsp.checkpoints`)."""
+        arrays, memories = {}, {}
+        for name in _TREES:
+            arrays.update(checkpoints.flatten(getattr(self, name), name))
+        for name in self._memory_items():
+            memories[name], fields = checkpoints.buffer_arrays(getattr(self, name), name)
+            arrays.update(fields)
+        checkpoints.save(path, "anfsp", {
+            "config": checkpoints.config_to_json(self.config),
+            "counters": {k: getattr(self, k) for k in self._COUNTERS},
+            "memories": memories, "rng": checkpoints.rng_state(self.rng)}, arrays)
 
     @classmethod
-    def load(cls, path) -> ANFSP:
-        with open(path, "rb") as f:
-            saved = pickle.load(f)
-        config = saved["config"]
-        run = cls(ANFSPConfig(**{**config, "hidden": tuple(config["hidden"]),
-                                 "epsilons": tuple(config["epsilons"])}))
-        for k, v in saved["state"].items():
-            setattr(run, k, v)
-        run.acting.rng = run.replay.rng = run.reservoir.rng = run.rng
+    def load(cls, path, game: str | pyspiel.Game | None = None) -> ANFSP:
+        """The learner saved at ``path``; with ``game``, refuses a run trained on another
+        game. Raises :class:`~smmcts_spiel.nfsp.checkpoints.CheckpointError` for a file that
+        is not a checkpoint of an ANFSP run or does not fit its own configuration."""
+        source = os.fspath(path)
+        meta, arrays = checkpoints.load(path, "anfsp")
+        config = checkpoints.config_from_json(ANFSPConfig, meta.get("config"), source)
+        trained = checkpoints.check_game(config.game, game, source)
+        trees = checkpoints.restore_trees(lambda: _initial_trees(config, trained), _TREES,
+                                          arrays, source)
+        counts = checkpoints.counters(meta, cls._COUNTERS, source)
+        run = cls(config)
+        memories = meta.get("memories")
+        for name, items in run._memory_items().items():
+            counters = memories.get(name) if isinstance(memories, dict) else None
+            checkpoints.restore_buffer(getattr(run, name), counters, arrays, name, items,
+                                       source)
+        checkpoints.set_rng_state(run.rng, meta.get("rng"), source)
+        for name, value in {**trees, **counts}.items():
+            setattr(run, name, value)
         run.acting.set_params(run.q_params, run.avg_params)
         return run
+
+
+#: The learner's pytrees: parameters and optimiser states.
+_TREES = ("q_params", "target_params", "avg_params", "q_opt_state", "avg_opt_state")
+
+
+def _optimisers(config: ANFSPConfig) -> tuple:
+    return optax.sgd(config.rl_learning_rate), optax.sgd(config.sl_learning_rate)
+
+
+def _initial_trees(config: ANFSPConfig, game: pyspiel.Game) -> dict:
+    """The networks' initial parameters (target = Q) and their optimisers' states."""
+    n = game.num_distinct_actions()
+    x = jnp.zeros((1, tensor_size(game)))
+    kq, ka = jax.random.split(jax.random.PRNGKey(config.seed))
+    q_params = PolicyNet(config.hidden, n).init(kq, x)
+    avg_params = PolicyNet(config.hidden, n).init(ka, x)
+    q_opt, avg_opt = _optimisers(config)
+    return dict(zip(_TREES, (q_params, q_params, avg_params, q_opt.init(q_params),
+                             avg_opt.init(avg_params))))

@@ -80,11 +80,10 @@ class ReplayBuffer:
         picks = self.rng.integers(self.size, size=batch_size)
         return tuple(f[picks] for f in self._fields)
 
-    def __getstate__(self):
-        state = dict(self.__dict__)
-        state["_fields"] = None if self._fields is None else [f[:self.size].copy()
-                                                              for f in self._fields]
-        return state
+    def restore(self, fields: tuple[np.ndarray, ...], size: int, added: int) -> None:
+        """Put back what :meth:`contents`, ``size`` and ``added`` held (a checkpoint)."""
+        self._fields = [np.array(f) for f in fields] if fields else None
+        self.size, self.added = size, added
 
 
 class ReservoirBuffer(ReplayBuffer):

@@ -16,14 +16,15 @@ searching use numpy copies of the networks (:class:`~smmcts_spiel.nfsp.networks.
 refreshed after every training step; in a game with information states the answers are
 kept per information state until then), JAX does the learning.
 
-:class:`MCNFSP` is resumable: :meth:`MCNFSP.save` pickles the networks, optimiser
-states, memories, generators and counters; :meth:`MCNFSP.load` continues exactly there.
+:class:`MCNFSP` is resumable: :meth:`MCNFSP.save` writes the networks, optimiser states,
+memories, generator and counters (arrays and JSON, :mod:`~smmcts_spiel.nfsp.checkpoints`:
+nothing in it runs code when loaded); :meth:`MCNFSP.load` checks it and continues exactly
+there.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import pickle
+import os
 import time
 from dataclasses import dataclass
 
@@ -34,7 +35,7 @@ import optax
 import pyspiel
 
 from smmcts_spiel import checks
-from smmcts_spiel.nfsp import mcts
+from smmcts_spiel.nfsp import checkpoints, mcts
 from smmcts_spiel.nfsp.buffers import ReplayBuffer, ReservoirBuffer
 from smmcts_spiel.nfsp.networks import (
     NumpyMLP,
@@ -99,16 +100,9 @@ class MCNFSP:
         self._tensor = tensor_reader(self.game)
         n = self.num_actions = self.game.num_distinct_actions()
         self.rng = np.random.default_rng(config.seed)
-        x = jnp.zeros((1, tensor_size(self.game)))
-        k1, k2 = jax.random.split(jax.random.PRNGKey(config.seed))
-        self.br_net = PolicyValueNet(config.hidden, n)
-        self.avg_net = PolicyNet(config.hidden, n)
-        self.br_params = self.br_net.init(k1, x)
-        self.avg_params = self.avg_net.init(k2, x)
-        self.br_opt = optax.adam(config.br_learning_rate)
-        self.avg_opt = optax.adam(config.avg_learning_rate)
-        self.br_opt_state = self.br_opt.init(self.br_params)
-        self.avg_opt_state = self.avg_opt.init(self.avg_params)
+        self.br_net, self.avg_net, self.br_opt, self.avg_opt = _model(config, n)
+        for name, tree in _initial_trees(config, self.game).items():
+            setattr(self, name, tree)
         self.replay = ReplayBuffer(config.replay_capacity, self.rng)
         self.reservoir = ReservoirBuffer(config.reservoir_capacity, self.rng)
         self.episodes = 0
@@ -255,23 +249,70 @@ class MCNFSP:
 
     # -- checkpoints --------------------------------------------------------------------
 
+    _COUNTERS = {"episodes": int, "train_seconds": float, "cpu_seconds": float}
+
+    def _memory_items(self) -> dict:
+        """(shape, dtype) of each field of the memories' items."""
+        x, n = (tensor_size(self.game),), (self.num_actions,)
+        return {"replay": ((x, np.float32), (n, np.float32), (n, np.float32), ((), np.float32)),
+                "reservoir": ((x, np.float32), (n, np.float32), ((), np.int32))}
+
     def save(self, path) -> None:
-        """Everything needed to continue bit for bit: parameters, optimisers, memories, rng."""
-        state = {k: jax.tree_util.tree_map(np.asarray, getattr(self, k)) for k in (
-            "br_params", "avg_params", "br_opt_state", "avg_opt_state")}
-        state.update({k: getattr(self, k) for k in (
-            "replay", "reservoir", "rng", "episodes", "train_seconds", "cpu_seconds")})
-        with open(path, "wb") as f:
-            pickle.dump({"config": dataclasses.asdict(self.config), "state": state}, f)
+        """Everything needed to continue bit for bit (parameters, optimisers, memories,
+        generator, counters) in a checkpoint that runs no code when loaded
+        (:mod:`~smmcts_spiel.nfsp.checkpoints`)."""
+        arrays, memories = {}, {}
+        for name in _TREES:
+            arrays.update(checkpoints.flatten(getattr(self, name), name))
+        for name in self._memory_items():
+            memories[name], fields = checkpoints.buffer_arrays(getattr(self, name), name)
+            arrays.update(fields)
+        checkpoints.save(path, "mc_nfsp", {
+            "config": checkpoints.config_to_json(self.config),
+            "counters": {k: getattr(self, k) for k in self._COUNTERS},
+            "memories": memories, "rng": checkpoints.rng_state(self.rng)}, arrays)
 
     @classmethod
-    def load(cls, path) -> MCNFSP:
-        with open(path, "rb") as f:
-            saved = pickle.load(f)
-        config = saved["config"]
-        run = cls(Config(**{**config, "hidden": tuple(config["hidden"])}))
-        for k, v in saved["state"].items():
-            setattr(run, k, v)
-        run.replay.rng = run.reservoir.rng = run.rng
+    def load(cls, path, game: str | pyspiel.Game | None = None) -> MCNFSP:
+        """The run saved at ``path``, ready to continue; with ``game``, refuses a run
+        trained on another game (or board size). Raises
+        :class:`~smmcts_spiel.nfsp.checkpoints.CheckpointError` for a file that is not a
+        checkpoint of an MC-NFSP run or does not fit its own configuration."""
+        source = os.fspath(path)
+        meta, arrays = checkpoints.load(path, "mc_nfsp")
+        config = checkpoints.config_from_json(Config, meta.get("config"), source)
+        trained = checkpoints.check_game(config.game, game, source)
+        trees = checkpoints.restore_trees(lambda: _initial_trees(config, trained), _TREES,
+                                          arrays, source)
+        counts = checkpoints.counters(meta, cls._COUNTERS, source)
+        run = cls(config)
+        memories = meta.get("memories")
+        for name, items in run._memory_items().items():
+            counters = memories.get(name) if isinstance(memories, dict) else None
+            checkpoints.restore_buffer(getattr(run, name), counters, arrays, name, items,
+                                       source)
+        checkpoints.set_rng_state(run.rng, meta.get("rng"), source)
+        for name, value in {**trees, **counts}.items():
+            setattr(run, name, value)
         run._refresh()
         return run
+
+
+#: The run's pytrees: parameters and optimiser states.
+_TREES = ("br_params", "avg_params", "br_opt_state", "avg_opt_state")
+
+
+def _model(config: Config, num_actions: int) -> tuple:
+    """The best-response and average networks and their optimisers."""
+    return (PolicyValueNet(config.hidden, num_actions), PolicyNet(config.hidden, num_actions),
+            optax.adam(config.br_learning_rate), optax.adam(config.avg_learning_rate))
+
+
+def _initial_trees(config: Config, game: pyspiel.Game) -> dict:
+    """The networks' initial parameters and their optimisers' states (``_TREES``)."""
+    br_net, avg_net, br_opt, avg_opt = _model(config, game.num_distinct_actions())
+    x = jnp.zeros((1, tensor_size(game)))
+    k1, k2 = jax.random.split(jax.random.PRNGKey(config.seed))
+    br_params, avg_params = br_net.init(k1, x), avg_net.init(k2, x)
+    return dict(zip(_TREES, (br_params, avg_params, br_opt.init(br_params),
+                             avg_opt.init(avg_params))))
