@@ -41,7 +41,7 @@ def solution_of(game: pyspiel.Game, cache_dir: str | os.PathLike | None = None
             _SOLUTIONS[name] = solver.load_solution(game, path)
         else:
             _SOLUTIONS[name] = solver.solve(game)
-            if path is not None:
+            if path is not None and cache_dir is not None:
                 os.makedirs(cache_dir, exist_ok=True)
                 solver.save_solution(_SOLUTIONS[name], path)
     return _SOLUTIONS[name]

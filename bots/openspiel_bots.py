@@ -66,7 +66,8 @@ class TurnBasedMCTSBot(pyspiel.Bot):
         self.player_id = player_id
         self.iterations = iterations
         self.time_limit = time_limit
-        self._simulations = None  # the Python bot's calibrated simulations per move
+        # the Python bot's calibrated simulations per move
+        self._simulations: int | None = None
         seed = 0 if seed is None else int(seed) % 2**31
         if engine == "cpp":
             evaluator = pyspiel.RandomRolloutEvaluator(rollouts, seed)
@@ -106,7 +107,7 @@ class TurnBasedMCTSBot(pyspiel.Bot):
                 visits[second.action] = visits.get(second.action, 0) + second.explore_count
         if not visits:  # too few simulations to reach player 1's moves
             return legal[0]
-        return max(visits, key=visits.get)
+        return max(visits, key=visits.__getitem__)
 
     def _search(self, state):
         if self._engine == "cpp" or self.time_limit is None:
@@ -178,7 +179,8 @@ class ISMCTSBot(pyspiel.Bot):
         self._belief = WorldResampler(game, seed + 2) if worlds == "belief" else None
         if worlds == "information_set":
             information_sets.load_compiled_walk(game)  # not in the first timed move
-        self._rate = None  # simulations per second, measured on earlier timed moves
+        # simulations per second, measured on earlier timed moves
+        self._rate: float | None = None
         self.total_simulations = 0
         # A budget of simulations alone keeps one seeded OpenSpiel bot for all its moves.
         self._bot = None if self.time_limit is not None else self._openspiel_bot(
@@ -208,6 +210,8 @@ class ISMCTSBot(pyspiel.Bot):
         sampler = (None if self._belief is not None else information_sets.WorldSampler(
             self._search_game, decision, self.player_id, self._rng))
         if deadline is None:
+            # without a time limit the bot is built once, with its simulations per move
+            assert self._bot is not None and self.simulations is not None
             if sampler is not None:
                 self._bot.set_resampler(sampler)
             policy, action = self._bot.step_with_policy(decision)
@@ -215,6 +219,7 @@ class ISMCTSBot(pyspiel.Bot):
             return list(policy), int(action)
         if self._rate is None:  # a probe, to measure the rate
             self._timed_search(decision, sampler, FIRST_ISMCTS_PROBE)
+        assert self._rate is not None  # measured by the probe
         simulations = max(5, int(self._rate * (deadline - time.perf_counter())))
         if self.simulations is not None:
             simulations = min(simulations, self.simulations)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pyspiel
 from absl import logging
 
@@ -93,8 +95,10 @@ class SMMCTSBot(SearchBot):
                 + ": its time goes to pyspiel and Python, which hold Python's global "
                 "interpreter lock, so parallel trees would only take turns; use threads=1")
         seeds = [self._rng.getrandbits(63) for _ in range(threads)]
-        options = dict(selector=selector, gamma=gamma, c=c, final_strategy=final_strategy,
-                       threshold=threshold)
+        options: dict[str, Any] = dict(selector=selector, gamma=gamma, c=c,
+                                       final_strategy=final_strategy, threshold=threshold)
+        searches: list[KernelSMMCTS | ArraySMMCTS | SMMCTS]
+        self._search: KernelSMMCTS | ArraySMMCTS | SMMCTS | RootParallelSearch
         if engine == "kernel":
             if evaluator is not None and not isinstance(evaluator, str):
                 raise ValueError("engine='kernel' takes a kernel evaluator name "

@@ -100,12 +100,13 @@ class ExplicitTreeState(pyspiel.State):
     @property
     def node(self) -> mt.Node:
         """The current node of ``get_game().tree``."""
-        if self._at.node is None:  # Just deserialised: find the node from the path.
+        node = self._at.node
+        if node is None:  # Just deserialised: find the node from the path.
             node = self.get_game().tree.root
             for step in self._path:
                 node = _child(node, step)
             self._at = _NodeRef(node)
-        return self._at.node
+        return node
 
     @property
     def path(self) -> tuple:
@@ -222,7 +223,9 @@ class ExplicitTreeObserver:
 
 def _child(node: mt.Node, step) -> mt.Node:
     if isinstance(step, tuple):
+        assert isinstance(node, mt.MatrixStage), "a joint action below a non-matrix node"
         return node.children[step[0]][step[1]]
+    assert isinstance(node, mt.ChanceStage), "a chance outcome below a non-chance node"
     return node.outcomes[step][1]
 
 

@@ -24,6 +24,8 @@ outcomes and returns under every continuation) are identical, so a solver can sh
 
 from __future__ import annotations
 
+from typing import Any
+
 import pyspiel
 
 from smmcts_spiel.games import serialization, simultaneous
@@ -37,7 +39,7 @@ _NO_WINNER = -1  # A tied round: the prize is discarded.
 # The observation tensors grow as N^2 (N^3 bid sequences with perfect recall) and no
 # search reaches the end of a bigger game; refuse larger N before allocating anything.
 MAX_NUM_CARDS = 100
-_DEFAULT_PARAMS = {
+_DEFAULT_PARAMS: dict[str, Any] = {
     "num_cards": 13,
     "points_order": "random",
     "returns_type": "win_loss",
@@ -328,7 +330,7 @@ class GoofspielObserver:
             self._bidders = {pyspiel.PrivateInfoType.SINGLE_PLAYER: "self",
                              pyspiel.PrivateInfoType.ALL_PLAYERS: "all"}.get(private, "none")
         max_points = n * (n + 1) // 2 + 1
-        pieces = []
+        pieces: list[tuple[str, tuple[int, ...]]] = []
         if public:
             if recall:
                 pieces.append(("point_card_sequence", (n, n)))

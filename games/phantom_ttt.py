@@ -157,7 +157,7 @@ class PhantomTTTObserver:
                              iig_obs_type.private_info, "none")
         self._recall = iig_obs_type.perfect_recall
         num = {"self": 1, "all": _NUM_PLAYERS, "none": 0}[self._players]
-        pieces = [("view", (num, 3, _NUM_CELLS))]
+        pieces: list[tuple[str, tuple[int, ...]]] = [("view", (num, 3, _NUM_CELLS))]
         if self._recall:
             pieces.append(("own_moves", (num, _MAX_OWN_MOVES, _NUM_CELLS + 1)))
         if not num:

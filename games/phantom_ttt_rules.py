@@ -134,13 +134,13 @@ def consistent_history(rep: Replay, player: int, board: np.ndarray, rng) -> list
     """
     opponent = 1 - player
     theirs = opponent + 1
-    deadline = {}  # refused cell -> how many opponent marks precede the refused attempt
+    deadline: dict[int, int] = {}  # refused cell -> opponent marks before the refused attempt
     for (cell, refused), own_marks in zip(rep.attempts[player], rep.turns[player], strict=True):
         if refused:
             deadline[cell] = own_marks if player == 0 else own_marks + 1
     hidden = [c for c in np.flatnonzero(board == theirs).tolist() if c not in deadline]
     rng.shuffle(hidden)
-    order = sorted(deadline, key=deadline.get) + hidden
+    order = sorted(deadline, key=deadline.__getitem__) + hidden
     for slot, cell in enumerate(order):
         if cell in deadline and slot >= deadline[cell]:
             raise ValueError("board is not consistent with the player's refused attempts")
@@ -150,10 +150,10 @@ def consistent_history(rep: Replay, player: int, board: np.ndarray, rng) -> list
     to_move = 0
     while True:
         if to_move == opponent:
-            cell = next(opponent_turns, None)
-            if cell is None:
+            mark = next(opponent_turns, None)
+            if mark is None:
                 break
-            history.append(cell)
+            history.append(mark)
         else:
             placed = False
             for cell, refused in own:

@@ -8,7 +8,8 @@ the game, update players alternating, the same unit for every row) of:
   * OpenSpiel's C++ OutcomeSamplingMCCFRSolver (no targeting, no incremental tree: its
     tables hold every information set it has met), on the same (turn-based) game.
 Timed runs start from empty tables; a warm-up compiles numba first. Ratios are printed
-against the C++ solver. Timing-sensitive: run it through /work/bin/measure.
+against the C++ solver. Timing-sensitive: run it on a quiet machine, pinned to one core
+(e.g. ``taskset -c 1``).
 
   .venv/bin/python scripts/bench_oos.py --seconds=2
 """

@@ -77,7 +77,7 @@ def check_game(game: pyspiel.Game, purpose: str, *, perfect_information: bool = 
         raise ValueError(f"{purpose} needs a sequential game; {name!r} is simultaneous "
                          "(use pyspiel.convert_to_turn_based)")
     if perfect_information:
-        allowed = (_Information.PERFECT_INFORMATION,)
+        allowed: tuple = (_Information.PERFECT_INFORMATION,)
         if game_type.dynamics == _Dynamics.SIMULTANEOUS:
             allowed += (_Information.ONE_SHOT,)
         if game_type.information not in allowed:

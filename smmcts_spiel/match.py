@@ -88,7 +88,8 @@ class MatchResult:
 
     bot_a: str
     bot_b: str
-    returns: list  # bot A's return in each game, relative to the game's zero point
+    # bot A's return in each game, relative to the game's zero point
+    returns: list[float] | np.ndarray
 
     @property
     def games(self) -> int:

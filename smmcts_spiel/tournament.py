@@ -56,11 +56,12 @@ def read_games_csv(path: str | os.PathLike) -> list[dict]:
     for line, row in enumerate(rows, 2):
         for column in ("return_first", "return_second"):
             try:
-                row[column] = float(row[column])
+                value = float(row[column])
             except (TypeError, ValueError):
                 raise ValueError(f"{os.fspath(path)}, line {line}: {column} "
                                  f"{row[column]!r} is not a number") from None
-            if not math.isfinite(row[column]):
+            row[column] = value
+            if not math.isfinite(value):
                 raise ValueError(f"{os.fspath(path)}, line {line}: {column} is not finite")
     return rows
 

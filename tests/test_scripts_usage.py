@@ -7,7 +7,7 @@ import sys
 import pytest
 
 SCRIPTS = sorted(p.name for p in (pathlib.Path(__file__).resolve().parents[1] /
-                                  "scripts").glob("*.py"))
+                                  "scripts").glob("*.py") if not p.name.startswith("_"))
 
 
 def test_the_scripts_are_found():
@@ -21,5 +21,7 @@ def test_usage_errors_exit_with_status_2(script, bad):
     path = pathlib.Path(__file__).resolve().parents[1] / "scripts" / script
     result = subprocess.run([sys.executable, str(path), bad], capture_output=True, text=True,
                             timeout=120)
+    if "needs the optional extra" in result.stderr:  # smmcts_spiel.extras.script_needs
+        pytest.skip(result.stderr.strip().splitlines()[-1])
     assert result.returncode == 2, result.stderr[-2000:]
     assert "Traceback" not in result.stderr

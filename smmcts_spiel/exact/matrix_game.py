@@ -11,7 +11,7 @@ Its answer is accepted only with a certificate (each strategy guarantees the val
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from dataclasses import dataclass
 
 import numpy as np
 from scipy.optimize import linprog
@@ -23,7 +23,10 @@ SMALL_GAME_SIZE = 12
 CERTIFICATE_TOLERANCE = 1e-9
 
 
-class MatrixGameSolution(NamedTuple):
+@dataclass(frozen=True)
+class MatrixGameSolution:
+    """Player 1's value and an equilibrium: both players' mixed strategies."""
+
     value: float
     row_strategy: np.ndarray
     col_strategy: np.ndarray

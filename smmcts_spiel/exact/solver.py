@@ -88,7 +88,8 @@ class TreeSolution:
             return (1.0 - exploration) * p + exploration / len(p)
 
         return {path: (mix(s.row_strategy), mix(s.col_strategy))
-                for path, s in self.nodes.items() if s.row_strategy is not None}
+                for path, s in self.nodes.items()
+                if s.row_strategy is not None and s.col_strategy is not None}
 
 
 def tree_value(node: trees.Node) -> float:
@@ -108,9 +109,10 @@ def solve_tree(node: trees.Node) -> TreeSolution:
     if isinstance(node, trees.MatrixTree):
         node = node.root
     nodes: dict[Path, NodeSolution] = {}
+    preorder: list[Path] = []
 
     def visit(n: trees.Node, path: Path) -> float:
-        nodes[path] = None  # reserve the slot so that ``nodes`` ends up in preorder
+        preorder.append(path)
         if isinstance(n, trees.MatrixStage):
             values = [[visit(c, path + ((i, j),)) for j, c in enumerate(row)]
                       for i, row in enumerate(n.children)]
@@ -124,7 +126,7 @@ def solve_tree(node: trees.Node) -> TreeSolution:
         return nodes[path].value
 
     visit(node, ())
-    return TreeSolution(node, nodes)
+    return TreeSolution(node, {path: nodes[path] for path in preorder})
 
 
 # ----------------------------------------------------------------------------------------
@@ -349,7 +351,7 @@ class _BackwardInduction:
             children = joint_children(state, rows, cols, consume=True)
             sol = solve_matrix_game([[self.value(c) for c in row] for row in children])
             v = sol.value
-            strategies = ({}, {})
+            strategies: tuple[dict[int, float], dict[int, float]] = ({}, {})
             if self.keep_strategies:
                 strategies = (
                     dict(zip(rows, sol.row_strategy.tolist(), strict=True)) if rows else {},

@@ -31,7 +31,9 @@ def paired_states(game: pyspiel.Game):
     applied together once all are chosen.
     """
     tb_game = turn_based_game(game)
-    stack = [(tb_game.new_initial_state(), game.new_initial_state(), ())]
+    # (turn-based state, state, the actions chosen so far at a simultaneous node)
+    stack: list[tuple[pyspiel.State, pyspiel.State, tuple[int, ...]]] = [
+        (tb_game.new_initial_state(), game.new_initial_state(), ())]
     while stack:
         tb, state, pending = stack.pop()
         if tb.is_terminal():

@@ -102,14 +102,15 @@ def play_scored_game(game: pyspiel.Game, spec: str, seat: int, seed: int,
     for b in (bot, other):
         b.restart_at(state)
     half = game.utility_sum() / 2
-    records, rule_records = [], []
+    records: list[tuple[float, float, float, float]] = []
+    rule_records: list[np.ndarray] = []
     while not state.is_terminal():
         if state.is_chance_node():
             outcomes, probs = zip(*state.chance_outcomes())
             state.apply_action(int(rng.choice(outcomes, p=probs)))
             continue
         actions = [pyspiel.INVALID_ACTION, pyspiel.INVALID_ACTION]
-        strategies = [{}, {}]
+        strategies: list[dict[int, float]] = [{}, {}]
         for player, b in ((seat, bot), (1 - seat, other)):
             legal = state.legal_actions(player)
             if not legal:
@@ -137,13 +138,13 @@ def play_scored_game(game: pyspiel.Game, spec: str, seat: int, seed: int,
             state.apply_actions(actions)
         else:
             state.apply_action(actions[state.current_player()])
-    records = np.array(records).reshape(-1, 4)
-    rule_records = np.array(rule_records).reshape(len(records), len(rules), 2)
+    table = np.array(records).reshape(-1, 4)
+    rule_table = np.array(rule_records).reshape(len(table), len(rules), 2)
     value = solution.value - half
-    return {"move": np.arange(len(records)), "loss": records[:, 0],
-            "best_reply_loss": records[:, 1], "opponent_loss": records[:, 2],
-            "gain": records[:, 3], "rule_loss": rule_records[:, :, 0],
-            "rule_best_reply_loss": rule_records[:, :, 1],
+    return {"move": np.arange(len(table)), "loss": table[:, 0],
+            "best_reply_loss": table[:, 1], "opponent_loss": table[:, 2],
+            "gain": table[:, 3], "rule_loss": rule_table[:, :, 0],
+            "rule_best_reply_loss": rule_table[:, :, 1],
             "returns": np.array([state.returns()[seat] - half]),
             "value": np.array([value if seat == 0 else -value])}
 

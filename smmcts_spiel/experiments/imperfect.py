@@ -32,6 +32,7 @@ import copy
 import random
 import time
 import zlib
+from typing import Any
 
 import numpy as np
 import pyspiel
@@ -47,7 +48,7 @@ ROOT_METHODS = ("oos_root", "os_mccfr")
 #: Online methods and their parameters (OOS: the bot's defaults, then the paper's remedies
 #: one at a time: exploration in regret matching, playing the current strategy, less
 #: targeting).
-ONLINE_METHODS = {
+ONLINE_METHODS: dict[str, dict[str, Any]] = {
     "oos": dict(delta=0.9, epsilon=0.6, gamma=0.0, final_strategy="average"),
     "oos_gamma": dict(delta=0.9, epsilon=0.6, gamma=0.01, final_strategy="average"),
     "oos_current": dict(delta=0.9, epsilon=0.6, gamma=0.0, final_strategy="current"),

@@ -35,7 +35,8 @@ class TimedMMCTSBot(pyspiel.Bot):
 
     def __init__(self, game: pyspiel.Game, player_id: int, time_limit: float, seed: int):
         super().__init__()
-        _, self._time_limit = checks.check_budget(None, time_limit)
+        checks.check_budget(None, time_limit)
+        self._time_limit = float(time_limit)
         # One training simulation compiles the numba engine now, not during a timed move.
         self._bot = MMCTSBot(game, player_id, training_iterations=1, gamma=0.1, seed=seed,
                              final_strategy="empirical")
@@ -90,7 +91,8 @@ def play_pair(game: pyspiel.Game, name_a: str, name_b: str, num_games: int,
     bots_a = [make_bot(name_a, game, p, time_limit, rng.getrandbits(31)) for p in (0, 1)]
     bots_b = [make_bot(name_b, game, p, time_limit, rng.getrandbits(31)) for p in (0, 1)]
     chance_rng = np.random.RandomState(rng.getrandbits(31))
-    returns, moves = [], {name_a: 0, name_b: 0}
+    returns: list[float] = []
+    moves: dict[str, int | None] = {name_a: 0, name_b: 0}
     for k in tqdm(range(num_games), desc=f"{name_a} vs {name_b}", leave=False,
                   disable=not progress):
         seat_a = k % 2
@@ -99,8 +101,8 @@ def play_pair(game: pyspiel.Game, name_a: str, name_b: str, num_games: int,
         result = evaluate_bots(state, bots, chance_rng)
         returns.append(result[seat_a])
     for name, bots in ((name_a, bots_a), (name_b, bots_b)):
-        counts = [search_iterations(b) for b in bots]
-        moves[name] = None if None in counts else sum(counts)
+        counts = [c for c in map(search_iterations, bots) if c is not None]
+        moves[name] = sum(counts) if len(counts) == len(bots) else None
     return {"returns": returns, "iterations": moves}
 
 

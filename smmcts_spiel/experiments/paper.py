@@ -221,9 +221,9 @@ def equilibrium_floor_range(root: trees.Node, gamma: float) -> tuple[float, floa
             return (min(guarantee(a, least), guarantee(b, least)),
                     max(guarantee(p, largest) for p in candidates))
         if isinstance(node, trees.ChanceStage):
-            ends = [visit(c, path + ((k,),)) for k, (_, c) in enumerate(node.outcomes)]
-            return (sum(p * e[0] for (p, _), e in zip(node.outcomes, ends)),
-                    sum(p * e[1] for (p, _), e in zip(node.outcomes, ends)))
+            below = [visit(c, path + ((k,),)) for k, (_, c) in enumerate(node.outcomes)]
+            return (sum(p * e[0] for (p, _), e in zip(node.outcomes, below)),
+                    sum(p * e[1] for (p, _), e in zip(node.outcomes, below)))
         return float(node), float(node)
 
     least, largest = visit(root, ())

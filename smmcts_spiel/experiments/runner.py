@@ -27,7 +27,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Any
 
 import numpy as np
@@ -116,7 +116,7 @@ def _run_on_pool(fn, jobs, todo, workers, finish) -> None:
                                initializer=die_with_parent, initargs=(os.getpid(),))
     try:
         with exit_on_sigterm():
-            pending = {}
+            pending: dict[Future, str] = {}
             queue = list(reversed(todo))
             while queue or pending:
                 while queue and len(pending) < 2 * workers:
@@ -190,8 +190,9 @@ def _save_result(results_dir, key: str, result: Result, record: str) -> None:
         raise ValueError(f"a job's result may not use the names {_JOB_RECORD}, {_CHECKSUM}")
     path = _result_path(results_dir, key)
     tmp = f"{path}.tmp.npz"
-    np.savez(tmp, **result, **{_JOB_RECORD: np.array(record),
-                               _CHECKSUM: np.array(_checksum(result))})
+    arrays: dict[str, Any] = {**result, _JOB_RECORD: np.array(record),
+                              _CHECKSUM: np.array(_checksum(result))}
+    np.savez(tmp, **arrays)
     os.replace(tmp, path)
 
 
@@ -206,18 +207,23 @@ def _load_result(path: str, record: str) -> Result | None:
         saved_record = str(arrays.pop(_JOB_RECORD))
         checksum = str(arrays.pop(_CHECKSUM))
     except Exception as e:  # noqa: BLE001  (truncated, empty, garbage: any reader error)
-        return _redo(path, f"unreadable or without its job record ({type(e).__name__}: {e})")
+        _redo(path, f"unreadable or without its job record ({type(e).__name__}: {e})")
+        return None
     if _checksum(arrays) != checksum:
-        return _redo(path, "its checksum does not match its contents")
+        _redo(path, "its checksum does not match its contents")
+        return None
     if any(a.dtype.kind in "fc" and not np.isfinite(a).all() for a in arrays.values()):
-        return _redo(path, "it holds NaN or infinite values")
+        _redo(path, "it holds NaN or infinite values")
+        return None
     if saved_record != record:
         try:
             saved_key = json.loads(saved_record).get("key")
         except (ValueError, AttributeError):
-            return _redo(path, "its job record is unreadable")
+            _redo(path, "its job record is unreadable")
+            return None
         if saved_key != json.loads(record)["key"]:
-            return _redo(path, f"it holds the result of another job ({saved_key!r})")
+            _redo(path, f"it holds the result of another job ({saved_key!r})")
+            return None
         raise MixedResultsError(
             f"{path} holds a result of this job computed with other arguments; mixing it in "
             f"would relabel it. Use another --results_dir, or delete the file.\n"
@@ -228,7 +234,6 @@ def _load_result(path: str, record: str) -> Result | None:
 def _redo(path: str, reason: str) -> None:
     print(f"{path}: {reason}; computing it again", file=sys.stderr)
     os.replace(path, f"{path}.bad")  # Kept for inspection; never read again.
-    return None
 
 
 def die_with_parent(parent_pid: int) -> None:

@@ -144,6 +144,11 @@ def _run_iterations(num_iterations, gamma, rng, children, rewards, counts, num_n
 class PhantomTTTMultipleTreeSearch:
     """Both players' MMCTS trees for classical Phantom Tic-Tac-Toe, in numpy arrays."""
 
+    # (player, node, ...) tables, set by _allocate
+    children: np.ndarray
+    rewards: np.ndarray
+    counts: np.ndarray
+
     def __init__(self, game: pyspiel.Game | None = None, gamma: float = 0.1, seed: int = 0,
                  capacity: int = 1 << 16):
         if game is None:

@@ -32,6 +32,7 @@ not see player 1's action).
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyspiel
@@ -40,6 +41,9 @@ from open_spiel.python import policy as policy_lib
 from smmcts_spiel import checks
 from smmcts_spiel.imperfect import information_sets
 from smmcts_spiel.search.selectors import regret_matching_probabilities, sample_index
+
+if TYPE_CHECKING:  # the compiled engine imports this module
+    from smmcts_spiel.imperfect.oos_kernel import KernelOutcomeSampling
 
 #: What a search recommends at an information set: the average strategy (the one that
 #: converges to an equilibrium) or the current regret-matching strategy.
@@ -276,7 +280,7 @@ class OOSPolicy(policy_lib.Policy):
     ``open_spiel.python.algorithms.exploitability.nash_conv``.
     """
 
-    def __init__(self, search: OutcomeSampling):
+    def __init__(self, search: OutcomeSampling | KernelOutcomeSampling):
         super().__init__(search.search_game, [0, 1])
         self._search = search
 

@@ -278,11 +278,12 @@ class KernelOutcomeSampling:
         self.game = game
         self.search_game, self.delta, self.epsilon, self.gamma = check_parameters(
             game, delta, epsilon, gamma)
-        self.kernel = kernels.information_kernel_for(game)
-        if self.kernel is None:
+        kernel = kernels.information_kernel_for(game)
+        if kernel is None:
             raise ValueError(f"{game} has no information kernel "
                              "(smmcts_spiel.games.kernels.information); use the Python engine "
                              "(OutcomeSampling) for it")
+        self.kernel = kernel
         self._rng = np.random.default_rng(seed)
         self._root = self.kernel.initial_state()
         self.iterations = 0
@@ -391,6 +392,7 @@ class KernelOutcomeSampling:
         iterations, time_limit = checks.check_budget(iterations, time_limit)
         start = time.perf_counter()
         if time_limit is None:
+            assert iterations is not None  # check_budget: no time limit, so a count
             chunk = 1 << 16
             done = 0
             while done < iterations:

@@ -23,6 +23,7 @@ import os
 import queue
 import time
 from dataclasses import dataclass
+from typing import Any, cast
 
 import jax
 import jax.numpy as jnp
@@ -82,7 +83,9 @@ class _Acting:
         self.q_net = PolicyNet(config.hidden, self.num_actions)
         self.avg_net = PolicyNet(config.hidden, self.num_actions)
         self.rng = np.random.default_rng(seed)
-        self.q = self.avg = None  # NumpyMLP copies of the parameters, set by ``set_params``
+        # numpy copies of the parameters, set by ``set_params``
+        self.q: NumpyMLP | None = None
+        self.avg: NumpyMLP | None = None
 
     def set_params(self, q_params, avg_params) -> None:
         """Play with these parameters from now on."""
@@ -90,10 +93,12 @@ class _Acting:
 
     def play_episode(self, epsilon: float) -> tuple[list, list]:
         """One self-play episode: its RL transitions and SL samples (lists of tuples)."""
+        if self.q is None or self.avg is None:
+            raise RuntimeError("call set_params() before play_episode()")
         rng = self.rng
         best_response = rng.random(2) < self.config.eta
         state = self.game.new_initial_state()
-        steps = ([], [])
+        steps: tuple[list, list] = ([], [])
         supervised = []
         while not state.is_terminal():
             if state.is_chance_node():
@@ -195,6 +200,13 @@ class ANFSP:
     Use as a context manager (or call :meth:`close`) so the actors are stopped.
     """
 
+    # The networks' parameters and optimiser states (pytrees; _TREES), set by __init__/load.
+    q_params: Any
+    target_params: Any
+    avg_params: Any
+    q_opt_state: Any
+    avg_opt_state: Any
+
     def __init__(self, config: ANFSPConfig):
         self.config = config
         self.acting = _Acting(config, seed=config.seed)
@@ -215,21 +227,25 @@ class ANFSP:
         self.train_seconds = 0.0
         self.cpu_seconds = 0.0  # of the learner and its actors, while training
         self._pending = 0  # transitions received since the last gradient step
-        self._actors = []
+        self._actors: list = []
         self._compile()
         self.acting.set_params(self.q_params, self.avg_params)
 
     def _compile(self) -> None:
         q_net, avg_net = self.acting.q_net, self.acting.avg_net
 
+        def q_values(params, x) -> jax.Array:  # flax types apply's result with mutable state
+            return cast(jax.Array, q_net.apply(params, x))
+
         def q_loss(params, target_params, x, action, reward, nx, nmask, done):
-            q = jnp.take_along_axis(q_net.apply(params, x), action[:, None], axis=-1)[:, 0]
-            next_q = jnp.where(nmask > 0, q_net.apply(target_params, nx), -jnp.inf).max(-1)
+            q = jnp.take_along_axis(q_values(params, x), action[:, None], axis=-1)[:, 0]
+            next_q = jnp.where(nmask > 0, q_values(target_params, nx), -jnp.inf).max(-1)
             target = reward + jnp.where(done > 0, 0.0, next_q)
             return jnp.mean((q - jax.lax.stop_gradient(target)) ** 2)
 
         def avg_loss(params, x, mask, action):
-            logp = jax.nn.log_softmax(jnp.where(mask > 0, avg_net.apply(params, x), -1e9))
+            logits = cast(jax.Array, avg_net.apply(params, x))
+            logp = jax.nn.log_softmax(jnp.where(mask > 0, logits, -1e9))
             return -jnp.mean(jnp.take_along_axis(logp, action[:, None], axis=-1))
 
         @jax.jit

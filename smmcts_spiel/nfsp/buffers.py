@@ -55,14 +55,13 @@ class ReplayBuffer:
             fields = tuple(f[-self.capacity:] for f in fields)
             n = self.capacity
         slots = (self.added + np.arange(n)) % self.capacity
-        self._reserve(fields, min(self.capacity, self.size + n))
-        for store, f in zip(self._fields, fields):
+        for store, f in zip(self._reserve(fields, min(self.capacity, self.size + n)), fields):
             store[slots] = f
         self.size = min(self.capacity, self.size + n)
         self.added += n
 
-    def _reserve(self, fields, size: int) -> None:
-        """Storage for at least ``size`` items (doubling, at most ``capacity``)."""
+    def _reserve(self, fields, size: int) -> list[np.ndarray]:
+        """Storage for at least ``size`` items (doubling, at most ``capacity``): the arrays."""
         if self._fields is None:
             self._fields = [np.empty((0,) + f.shape[1:], f.dtype) for f in fields]
         have = len(self._fields[0])
@@ -72,12 +71,14 @@ class ReplayBuffer:
                 bigger = np.empty((grown,) + store.shape[1:], store.dtype)
                 bigger[:have] = store
                 self._fields[k] = bigger
+        return self._fields
 
     def sample(self, batch_size: int) -> tuple[np.ndarray, ...]:
         """``batch_size`` items drawn uniformly with replacement, one array per field."""
         if not self.size:
             raise ValueError("cannot sample from an empty buffer")
         picks = self.rng.integers(self.size, size=batch_size)
+        assert self._fields is not None  # a non-empty buffer has storage
         return tuple(f[picks] for f in self._fields)
 
     def restore(self, fields: tuple[np.ndarray, ...], size: int, added: int) -> None:
@@ -92,15 +93,15 @@ class ReservoirBuffer(ReplayBuffer):
     def _store(self, fields, n: int) -> None:
         free = min(n, self.capacity - self.size)
         if free:  # the first items fill the free slots
-            self._reserve(fields, self.size + free)
-            for store, f in zip(self._fields, fields):
+            for store, f in zip(self._reserve(fields, self.size + free), fields):
                 store[self.size:self.size + free] = f[:free]
             self.size += free
             self.added += free
         if free < n:  # the (added + 1)-th item takes a random slot w.p. capacity / (added + 1)
             rest = n - free
             slots = self.rng.integers(0, self.added + 1 + np.arange(rest))
+            stores = self._reserve(fields, self.size)
             for i in np.flatnonzero(slots < self.capacity):  # in order: a later item wins
-                for store, f in zip(self._fields, fields):
+                for store, f in zip(stores, fields):
                     store[slots[i]] = f[free + i]
             self.added += rest

@@ -51,8 +51,11 @@ def save(path: str | os.PathLike, kind: str, meta: Mapping, arrays: Mapping[str,
     handle, temporary = tempfile.mkstemp(dir=folder, prefix=".checkpoint-", suffix=".npz")
     try:
         with os.fdopen(handle, "wb") as f:
-            np.savez(f, **{_META: np.array(document)}, **{k: np.asarray(v)
-                                                             for k, v in arrays.items()})
+            if _META in arrays:
+                raise ValueError(f"an array may not be named {_META!r}")
+            fields: dict[str, typing.Any] = {_META: np.array(document),
+                                             **{k: np.asarray(v) for k, v in arrays.items()}}
+            np.savez(f, **fields)
         os.replace(temporary, path)
     except BaseException:
         os.unlink(temporary)
@@ -109,7 +112,8 @@ def load_run(path: str | os.PathLike, game: str | pyspiel.Game | None = None):
     from smmcts_spiel.nfsp.mc_nfsp import MCNFSP
 
     meta, _ = load(path, None)
-    return {"mc_nfsp": MCNFSP, "anfsp": ANFSP}[meta["kind"]].load(path, game)
+    kinds: dict[str, type[MCNFSP] | type[ANFSP]] = {"mc_nfsp": MCNFSP, "anfsp": ANFSP}
+    return kinds[meta["kind"]].load(path, game)
 
 
 # -- pieces of a run -----------------------------------------------------------------------
@@ -218,7 +222,7 @@ def config_from_json(cls: type, values, source: str):
 
 def rng_state(rng: np.random.Generator) -> dict:
     """A numpy generator's state as a JSON object."""
-    return rng.bit_generator.state
+    return dict(rng.bit_generator.state)
 
 
 def set_rng_state(rng: np.random.Generator, state, source: str) -> None:

@@ -27,6 +27,7 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass
+from typing import Any, cast
 
 import jax
 import jax.numpy as jnp
@@ -80,6 +81,12 @@ class Config:
 class MCNFSP:
     """One MC-NFSP run: networks, memories, and the self-play loop."""
 
+    # The networks' parameters and optimiser states (pytrees; _TREES), set by __init__/load.
+    br_params: Any
+    avg_params: Any
+    br_opt_state: Any
+    avg_opt_state: Any
+
     def __init__(self, config: Config):
         self.config = config
         self.game = pyspiel.load_game(config.game)
@@ -117,12 +124,12 @@ class MCNFSP:
         br_net, avg_net = self.br_net, self.avg_net
 
         def br_loss(params, x, mask, pi, z):
-            logits, value = br_net.apply(params, x)
+            logits, value = cast(tuple[jax.Array, jax.Array], br_net.apply(params, x))
             logp = jax.nn.log_softmax(jnp.where(mask > 0, logits, -1e9))
             return jnp.mean((value - z) ** 2) - jnp.mean(jnp.sum(pi * logp, axis=-1))
 
         def avg_loss(params, x, mask, action):
-            logits = avg_net.apply(params, x)
+            logits = cast(jax.Array, avg_net.apply(params, x))
             logp = jax.nn.log_softmax(jnp.where(mask > 0, logits, -1e9))
             return -jnp.mean(jnp.take_along_axis(logp, action[:, None], axis=-1))
 

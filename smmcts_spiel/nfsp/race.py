@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import csv
 from collections.abc import Callable
+from typing import Any
 
 from tqdm import tqdm
 
@@ -69,7 +70,7 @@ def plot(csv_path: str | list[str], png_path: str, title: str, *, scale: float =
         with open(path) as f:
             rows += list(csv.DictReader(f))
     seeds = len({r["seed"] for r in rows}) > 1
-    colours = {}
+    colours: dict[str, Any] = {}  # matplotlib's colour type
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     for name, seed in dict.fromkeys((r["algorithm"], r["seed"]) for r in rows):
         mine = [r for r in rows if (r["algorithm"], r["seed"]) == (name, seed)]

@@ -42,7 +42,7 @@ class RandomRolloutEvaluator:
 
     def evaluate(self, state: pyspiel.State) -> list[float]:
         rng = self._rng
-        total = None
+        total = [0.0] * state.num_players()
         for _ in range(self.n_rollouts):
             working = state.clone()
             while not working.is_terminal():
@@ -56,7 +56,7 @@ class RandomRolloutEvaluator:
                 else:
                     working.apply_action(rng.choice(working.legal_actions()))
             returns = working.returns()
-            total = returns if total is None else [a + b for a, b in zip(total, returns)]
+            total = [a + b for a, b in zip(total, returns)]
         return [v / self.n_rollouts for v in total]
 
     def prior(self, state: pyspiel.State):
@@ -92,11 +92,11 @@ class OpenSpielRolloutEvaluator:
     def evaluate(self, state: pyspiel.State) -> list[float]:
         if self.n_rollouts == 1:
             return pyspiel.evaluate_bots(state.clone(), self.bots, self.seeds.getrandbits(31))
-        total = None
+        total = [0.0] * state.num_players()
         for _ in range(self.n_rollouts):
             returns = pyspiel.evaluate_bots(state.clone(), self.bots,
                                             self.seeds.getrandbits(31))
-            total = returns if total is None else [a + b for a, b in zip(total, returns)]
+            total = [a + b for a, b in zip(total, returns)]
         return [v / self.n_rollouts for v in total]
 
     def prior(self, state: pyspiel.State):

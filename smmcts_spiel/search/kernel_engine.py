@@ -150,7 +150,8 @@ def _iteration(root, root_state, code, params, data, evaluator, selector, mean_v
                       track_average, config, nodes_i, nodes_f, pool, slots)
 
 
-@numba.njit(cache=True, error_model="numpy", _nrt=False, nogil=True)
+# _nrt is a documented-in-source numba option that its type hints do not list.
+@numba.njit(cache=True, error_model="numpy", _nrt=False, nogil=True)  # type: ignore[call-overload]
 def _run(iterations, root, root_state, code, params, data, evaluator, selector, mean_variant,
          track_average, config, nodes_i, nodes_f, pool, slots, counters, rng, state, path_node,
          path_i, path_j, actions_out, outcomes, outcome_probs, node_room, pool_room):

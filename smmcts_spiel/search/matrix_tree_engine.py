@@ -104,7 +104,7 @@ def exploitability_curves(
     gamma: float | None = None,
     c: float | None = None,
     checkpoints: Sequence[int],
-    seeds: Sequence[int],
+    seeds: Sequence[int] | np.ndarray,
     game_value: float,
     final_strategy: str = "empirical",
     gamma_schedule: str = "constant",
@@ -386,7 +386,8 @@ def _iteration(code, mean_variant, exploration, c, rewards, kind, value, rows, c
 # Compiled without numba's reference counting (its NRT): every array slice in the loop would
 # otherwise cost two atomic reference-count updates, which made up more than half of the
 # time per iteration. The kernel therefore allocates nothing; _run_searches does.
-@numba.njit(cache=True, error_model="numpy", _nrt=False)
+# _nrt is a documented-in-source numba option that its type hints do not list.
+@numba.njit(cache=True, error_model="numpy", _nrt=False)  # type: ignore[call-overload]
 def _run_searches_kernel(kind, value, rows, cols, child_start, children, probs, p1_offset,
                          p2_offset, num_p1_slots, num_p2_slots, max_actions, max_path, rewards,
                          code, mean_variant, exploration, c, use_average, checkpoints, seeds,

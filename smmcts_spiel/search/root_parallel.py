@@ -93,11 +93,14 @@ class MergedNode:
 
     @property
     def counts(self) -> tuple[list[int], list[int]]:
-        return tuple(_summed(n.counts[p] for n in self._open_nodes()) for p in (0, 1))
+        nodes = self._open_nodes()
+        return _summed(n.counts[0] for n in nodes), _summed(n.counts[1] for n in nodes)
 
     @property
     def strategy_sums(self) -> tuple[list[float], list[float]]:
-        return tuple(_summed(n.strategy_sums[p] for n in self._open_nodes()) for p in (0, 1))
+        nodes = self._open_nodes()
+        return (_summed(n.strategy_sums[0] for n in nodes),
+                _summed(n.strategy_sums[1] for n in nodes))
 
     def strategy(self, player: int, final_strategy: str = "empirical",
                  exploration: float = 0.0, threshold: float = 0.0) -> list[float]:
@@ -156,8 +159,10 @@ class RootParallelSearch:
         shares = split_budget(iterations, len(self.searches))
         # Trees without a share of a small budget only move their root.
         busy = [k for k, n in enumerate(shares) if n is None or n > 0]
-        futures = [self._pool.submit(self.searches[k].run, state, shares[k], time_limit,
-                                     started) for k in busy[1:]]
+        pool = self._pool
+        futures = [] if pool is None else [
+            pool.submit(self.searches[k].run, state, shares[k], time_limit, started)
+            for k in busy[1:]]
         self.searches[busy[0]].run(state, shares[busy[0]], time_limit, started)
         for future in futures:
             future.result()
@@ -166,12 +171,17 @@ class RootParallelSearch:
                 search.set_root(state)
         self.last_iterations = sum(s.last_iterations for k, s in enumerate(self.searches)
                                    if k in busy)
-        return self.root
+        return self._searched_root()
 
     def set_root(self, state: pyspiel.State) -> MergedNode:
         for search in self.searches:
             search.set_root(state)
-        return self.root
+        return self._searched_root()
+
+    def _searched_root(self) -> MergedNode:
+        root = self.root
+        assert root is not None, "every tree has a root after run / set_root"
+        return root
 
     def reset(self) -> None:
         for search in self.searches:

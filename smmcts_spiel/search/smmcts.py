@@ -25,9 +25,11 @@ utility), so that committed RM results reproduce bit for bit.
 
 from __future__ import annotations
 
+import abc
 import random
 import time
 from collections.abc import Sequence
+from typing import Any, Protocol
 
 import pyspiel
 from open_spiel.python import policy as policy_lib
@@ -151,6 +153,21 @@ class SearchNode:
 
     __slots__ = ("kind", "state", "total", "visits", "u1", "mover", "actions", "children",
                  "untried", "selectors", "counts", "strategy_sums", "chance_outcomes")
+    kind: int
+    state: pyspiel.State  # None once every child of a decision node exists
+    total: float
+    visits: int
+    u1: float  # terminal nodes
+    # Decision nodes:
+    mover: int | None  # the only player to move, None at a simultaneous node
+    actions: tuple[list[int], ...]
+    # Chance nodes: outcome -> node; opened decision nodes: joint index -> node or None.
+    children: Any
+    untried: int
+    selectors: tuple[Any, Any]  # a selector per player with a choice, else None
+    counts: tuple[list[int], list[int]]
+    strategy_sums: tuple[list[float], list[float]] | None
+    chance_outcomes: list[tuple[int, float]]  # chance nodes
 
     def __init__(self, state: pyspiel.State):
         self.state = state
@@ -216,18 +233,17 @@ class SearchNode:
                                    threshold)
 
 
-class TreeSearch:
+class TreeSearch(abc.ABC):
     """The root and its reuse, node lookup and results, for every SM-MCTS engine.
 
-    A subclass sets ``self.root = None`` and ``self._root_history = []`` and provides
-    ``_new_root(state)`` (the root node of a fresh tree) and ``_reroot(node)`` (make the
-    tree's ``node`` the root; returns the node as it is then). Its nodes answer
-    ``is_terminal``, ``is_chance``, ``is_open``, ``mover``, ``actions``, ``strategy`` and
-    ``child``.
+    A subclass provides ``_new_root`` and ``_reroot``. Its nodes answer ``is_terminal``,
+    ``is_chance``, ``is_open``, ``mover``, ``actions``, ``strategy`` and ``child``.
     """
 
-    def __init__(self, game: pyspiel.Game, selector: str, gamma: float, c: float,
-                 final_strategy: str, threshold: float = 0.0):
+    root: Any  # the root node, or None before the first search
+
+    def __init__(self, game: pyspiel.Game, selector: str, gamma: float | None,
+                 c: float | None, final_strategy: str, threshold: float = 0.0):
         """Check and keep the options every engine takes (see :class:`SMMCTS`)."""
         check_game(game)
         base, self.propagate_mean = parse_selector(selector)
@@ -265,6 +281,14 @@ class TreeSearch:
 
     def reset(self) -> None:
         self.root, self._root_history = None, []
+
+    @abc.abstractmethod
+    def _new_root(self, state: pyspiel.State) -> Any:
+        """The root node of a fresh tree for ``state``."""
+
+    @abc.abstractmethod
+    def _reroot(self, node: Any) -> Any:
+        """Make the tree's ``node`` the root; returns the node as it is then."""
 
     def find(self, state: pyspiel.State):
         """The tree's node for ``state``, or None if the search never went there."""
@@ -342,6 +366,7 @@ class SMMCTS(TreeSearch):
             raise ValueError("cannot search from a terminal state: the game is over")
         root = self.set_root(state)
         if time_limit is None:
+            assert iterations is not None  # check_budget: no time limit, so a count
             for _ in range(iterations):
                 self._simulate(root)
             self.last_iterations = iterations
@@ -409,7 +434,8 @@ class SMMCTS(TreeSearch):
         n1, n2 = len(node.actions[0]), len(node.actions[1])
         node.children = [None] * (n1 * n2)
         node.untried = n1 * n2
-        node.selectors = tuple(self._make_selector(n) if n > 1 else None for n in (n1, n2))
+        node.selectors = (self._make_selector(n1) if n1 > 1 else None,
+                          self._make_selector(n2) if n2 > 1 else None)
         node.counts = ([0] * n1, [0] * n2)
         node.strategy_sums = ([0.0] * n1, [0.0] * n2) if self._track_average else None
 
@@ -418,7 +444,7 @@ class SMMCTS(TreeSearch):
         node.counts[0][i] += 1
         node.counts[1][j] += 1
         sel1, sel2 = node.selectors
-        if self._track_average:
+        if node.strategy_sums is not None:  # tracking the average strategy
             for selector, sums in zip(node.selectors, node.strategy_sums):
                 if selector is not None:
                     for a, p in enumerate(selector.probabilities()):
@@ -458,6 +484,14 @@ class SMMCTS(TreeSearch):
 
 
 
+class StrategySource(Protocol):
+    """What :class:`SearchPolicy` reads: a search (one tree or merged root-parallel trees)."""
+
+    game: pyspiel.Game
+
+    def strategy(self, state: pyspiel.State, player: int) -> dict[int, float]: ...
+
+
 class SearchPolicy(policy_lib.Policy):
     """The search's final strategy as an OpenSpiel policy on the (simultaneous) game.
 
@@ -466,7 +500,7 @@ class SearchPolicy(policy_lib.Policy):
     so it reflects every search run so far.
     """
 
-    def __init__(self, search: TreeSearch):
+    def __init__(self, search: StrategySource):
         super().__init__(search.game, [0, 1])
         self._search = search
 

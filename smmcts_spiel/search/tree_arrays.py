@@ -29,6 +29,7 @@ editing it, delete the ``__pycache__/*.nbi`` / ``*.nbc`` files of ``smmcts_spiel
 
 from __future__ import annotations
 
+import abc
 import gc
 import mmap
 import time
@@ -428,15 +429,18 @@ class ArrayNode:
     @property
     def counts(self) -> tuple[list[int], list[int]]:
         if not self.is_open:
-            return tuple([0] * len(acts) for acts in self.actions)
-        return tuple([int(x) for x in self._slots(COUNT, p)] for p in (0, 1))
+            first, second = self.actions
+            return [0] * len(first), [0] * len(second)
+        return ([int(x) for x in self._slots(COUNT, 0)],
+                [int(x) for x in self._slots(COUNT, 1)])
 
     @property
     def strategy_sums(self) -> tuple[list[float], list[float]]:
         """Each player's sums of sampling distributions (kept for the average strategy)."""
         if not self.is_open:
-            return tuple([0.0] * len(acts) for acts in self.actions)
-        return tuple(self._slots(AVERAGE, p).tolist() for p in (0, 1))
+            first, second = self.actions
+            return [0.0] * len(first), [0.0] * len(second)
+        return self._slots(AVERAGE, 0).tolist(), self._slots(AVERAGE, 1).tolist()
 
     def strategy(self, player: int, final_strategy: str = "empirical",
                  exploration: float = 0.0, threshold: float = 0.0) -> list[float]:
@@ -454,20 +458,20 @@ class ArrayNode:
         return None if index < 0 else ArrayNode(self._search, index)
 
 
+# nodes_i, nodes_f, pool, slots
+_TreeArrays = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+
 class ArrayTreeSearch(TreeSearch):
     """What the compiled engines share on the Python side: options, arrays, re-rooting by
     copying the kept subtree, node lookup and the budgeted loop.
 
-    A subclass provides ``node_actions(index)`` (the node's pyspiel actions, or None if not
-    known), ``_new_tree(state) -> root index`` (after the counters were reset),
-    ``_kept(order)`` (re-rooting kept the nodes ``order``: old numbers in their new order)
-    and ``_iterate(root, n) -> iterations done`` (up to ``n``; fewer only when the arrays
-    need to grow).
+    A subclass provides ``node_actions``, ``_new_tree``, ``_kept`` and ``_iterate``.
     """
 
-    def __init__(self, game: pyspiel.Game, selector: str, gamma: float, c: float,
-                 final_strategy: str, node_room: int, pool_room: int, initial_nodes: int,
-                 assumed_rate: float, threshold: float = 0.0):
+    def __init__(self, game: pyspiel.Game, selector: str, gamma: float | None,
+                 c: float | None, final_strategy: str, node_room: int, pool_room: int,
+                 initial_nodes: int, assumed_rate: float, threshold: float = 0.0):
         super().__init__(game, selector, gamma, c, final_strategy, threshold)
         self._selector_code = SELECTOR_CODES[self.base_selector]
         self._config = np.array([self.gamma, self.c, self._inv_scale, self._utility_sum,
@@ -479,7 +483,8 @@ class ArrayTreeSearch(TreeSearch):
         self.pool = lazy_zeros(max(32 * initial_nodes, 2 * pool_room), np.int64)
         self.slots = lazy_zeros((4, max(8 * initial_nodes, 2 * pool_room)))
         self.counters = np.zeros(3, np.int64)
-        self._spare = None  # arrays to copy the kept subtree into when re-rooting
+        # arrays to copy the kept subtree into when re-rooting
+        self._spare: _TreeArrays | None = None
         self._scratch = np.zeros(0, np.int64)  # node renumbering when re-rooting
         # For sizing the arrays before a run (see _make_room): the fastest rate seen
         # (iterations/s; assumed_rate until measured) and the most nodes, pool and slot
@@ -504,6 +509,24 @@ class ArrayTreeSearch(TreeSearch):
         self.counters[:] = 0
         return ArrayNode(self, self._new_tree(state))
 
+    @abc.abstractmethod
+    def node_actions(self, index: int) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+        """Each player's pyspiel actions at node ``index`` (chance: its outcomes, ()), or
+        None if not known."""
+
+    @abc.abstractmethod
+    def _new_tree(self, state: pyspiel.State) -> int:
+        """A tree whose root is ``state`` (the counters were reset); the root's index."""
+
+    @abc.abstractmethod
+    def _kept(self, order: np.ndarray) -> None:
+        """Re-rooting kept the nodes ``order`` (old numbers in their new order)."""
+
+    @abc.abstractmethod
+    def _iterate(self, root: int, iterations: int) -> int:
+        """Up to ``iterations`` iterations from ``root`` (fewer only when the arrays need to
+        grow); how many were done."""
+
     def _reroot(self, node: ArrayNode) -> ArrayNode:
         return ArrayNode(self, self._keep_only_subtree(node.index) if node.index > 0 else 0)
 
@@ -515,7 +538,8 @@ class ArrayTreeSearch(TreeSearch):
         arrays = (self.nodes_i, self.nodes_f, self.pool, self.slots)
         spare = self._spare
         if spare is None or any(s.shape[-1] < a.shape[-1] for s, a in zip(spare, arrays)):
-            spare = tuple(lazy_zeros(a.shape, a.dtype) for a in arrays)
+            nodes_i, nodes_f, pool, slots = (lazy_zeros(a.shape, a.dtype) for a in arrays)
+            spare = nodes_i, nodes_f, pool, slots
         counters = np.zeros(3, np.int64)
         n = int(self.counters[NUM_NODES])
         if len(self._scratch) < 2 * n:  # reused from move to move, as the spare arrays
@@ -547,7 +571,10 @@ class ArrayTreeSearch(TreeSearch):
         nodes_i, pool = self.nodes_i, self.pool
         if nodes_i[CHILD, node] < 0 or nodes_i[KIND, node] == TERMINAL:
             return -1
-        first, second = self.node_actions(node)
+        actions = self.node_actions(node)
+        if actions is None:
+            return -1
+        first, second = actions
         try:
             i = first.index(player_actions[0])
             j = 0 if nodes_i[KIND, node] == CHANCE else second.index(player_actions[1])
@@ -629,12 +656,13 @@ class ArrayTreeSearch(TreeSearch):
         done = self._search(root, iterations, time_limit and start + time_limit)
         self._learn(done, time.perf_counter() - searching, self.counters - before)
         self.last_iterations = done
-        return self.root
+        return ArrayNode(self, root)
 
     def _search(self, root: int, iterations: int | None, deadline: float | None) -> int:
         """Iterations until the budget runs out; returns how many were done."""
         done = 0
         if deadline is None:
+            assert iterations is not None  # check_budget: no time limit, so a count
             while done < iterations:
                 done += self._iterate(root, iterations - done)
             return done

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import fractions
 import re
+from typing import NoReturn
 
 from smmcts_spiel.trees.json_format import FORMAT_NAME, FORMAT_VERSION, from_json
 from smmcts_spiel.trees.nodes import (
@@ -36,7 +37,7 @@ def parse_compact(text: str) -> MatrixTree:
     tokens = [(m.group(), m.start()) for m in _TOKEN.finditer(text)]
     pos = 0
 
-    def fail(message: str):
+    def fail(message: str) -> NoReturn:
         where = tokens[pos][1] if pos < len(tokens) else len(text)
         shown = text if len(text) <= 120 else f"{text[:100]}...({len(text)} characters)"
         raise MatrixTreeError(f"{message} at character {where} of {shown!r}; "

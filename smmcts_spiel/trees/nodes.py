@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import TypeGuard
 
 import numpy as np
 
@@ -82,7 +83,7 @@ def matrix_game(payoffs) -> MatrixStage:
 # Queries
 
 
-def is_leaf(node: Node) -> bool:
+def is_leaf(node: Node) -> TypeGuard[float]:
     return not isinstance(node, (MatrixStage, ChanceStage))
 
 
