@@ -116,8 +116,16 @@ def apply_actions(state, params, data, action0, action1):
 
 @numba.njit(cache=True)
 def returns(state, params, data):
-    """Player 1's utility at the leaf."""
+    """Player 1's utility at a leaf (0 elsewhere)."""
+    if _field(params, _KIND, state[0]) != LEAF:
+        return 0.0
     return data[state[0]]
+
+
+@numba.njit(cache=True)
+def rewards(state, params, data):
+    """Player 1's reward: the leaf's utility, paid at the end."""
+    return returns(state, params, data)
 
 
 @numba.njit(cache=True)

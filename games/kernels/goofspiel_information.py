@@ -14,6 +14,7 @@ import numba
 import numpy as np
 
 from smmcts_spiel.games.kernels import goofspiel
+from smmcts_spiel.games.kernels.base import Uncovered
 
 SHORT_NAMES = ("goofspiel", "smmcts_goofspiel")
 #: Most cards whose information states fit the int64 code.
@@ -28,7 +29,10 @@ def parameters(game) -> tuple[np.ndarray, np.ndarray] | None:
     p = game.get_parameters()
     if not p.get("imp_info", False) or p.get("num_cards", 13) > MAX_CARDS:
         return None
-    return goofspiel.rule_parameters(game)
+    try:
+        return goofspiel.rule_parameters(game)
+    except Uncovered:
+        return None
 
 
 def limits(params: np.ndarray) -> tuple[int, int, int]:

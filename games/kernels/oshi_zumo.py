@@ -6,7 +6,8 @@ once (at least ``min_bid``, or all they have left if less); the higher bid pushe
 wrestler one step towards the other player and both bids are paid. The game ends when the
 wrestler leaves the field, both are out of coins, or after ``horizon`` turns; the player
 who pushed the wrestler off wins, otherwise the one on whose opposite side the wrestler
-stands (a draw in the middle, or always with ``alesia``). Rules as OpenSpiel's C++ source.
+stands (a draw in the middle, or always with ``alesia``). Rules as OpenSpiel's C++ source;
+every parameter set is covered.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from smmcts_spiel.games.kernels import base
 from smmcts_spiel.games.kernels.base import DECISION, TERMINAL
 
 SHORT_NAMES = ("oshi_zumo",)
@@ -37,9 +39,13 @@ def parameters(game) -> tuple[np.ndarray, np.ndarray]:
 
 def limits(params: np.ndarray) -> tuple[int, int, int]:
     """(most actions of a player, most chance outcomes, most nodes on a root-leaf path)."""
-    coins, horizon = int(params[_START_COINS]), int(params[_HORIZON])
-    # Every turn but the last costs a coin unless min_bid is 0; the horizon bounds it anyway.
-    return coins + 1, 1, max(1, horizon) + 1
+    coins, horizon, min_bid = (int(params[f]) for f in (_START_COINS, _HORIZON, _MIN_BID))
+    moves = max(0, horizon)
+    if min_bid > 0:
+        # Each move a player with coins pays at least min_bid or all it has left: after
+        # coins // min_bid + 1 moves both are broke, which ends the game.
+        moves = min(moves, coins // min_bid + 1)
+    return coins + 1, 1, moves + 1
 
 
 @numba.njit(cache=True)
@@ -73,14 +79,8 @@ def legal_actions(state, params, data, player, out):
     return k
 
 
-@numba.njit(cache=True)
-def chance_outcomes(state, params, data, outcomes, probs):
-    return 0
-
-
-@numba.njit(cache=True)
-def apply_chance(state, params, data, outcome):
-    pass
+chance_outcomes = base.no_chance_outcomes
+apply_chance = base.no_chance
 
 
 @numba.njit(cache=True)
@@ -100,7 +100,9 @@ def apply_actions(state, params, data, action0, action1):
 
 @numba.njit(cache=True)
 def returns(state, params, data):
-    """Player 0's return at a terminal state."""
+    """Player 0's return (0 until the game ends)."""
+    if status(state, params, data) != TERMINAL:
+        return 0.0
     if state[_WINNER] == 0:
         return 1.0
     if state[_WINNER] == 1:
@@ -109,6 +111,12 @@ def returns(state, params, data):
     if params[_ALESIA] or state[_POSITION] == middle:
         return 0.0
     return 1.0 if state[_POSITION] > middle else -1.0
+
+
+@numba.njit(cache=True)
+def rewards(state, params, data):
+    """Player 0's reward: the return, paid at the end."""
+    return returns(state, params, data)
 
 
 @numba.njit(cache=True)

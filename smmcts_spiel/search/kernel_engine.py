@@ -12,9 +12,17 @@ The random stream is a numpy Generator owned by the search (same seed, same tree
 one of the reference engine, so the two agree in distribution, not draw for draw.
 Iterations run in chunks sized from the measured rate so that a time limit is checked about
 every 2 ms; the arrays grow between chunks.
+
+The compiled functions call the built-in kernels through :mod:`smmcts_spiel.games.kernels`'
+dispatch (one engine for every built-in game, cached by numba). A user's kernel
+(``kernels.register_kernel``) gets its own copy of them, compiled over its dispatch
+(:func:`compiled_for`).
 """
 
 from __future__ import annotations
+
+import functools
+import types
 
 import numba
 import numpy as np
@@ -202,6 +210,44 @@ def _replay(code, params, data, history, state, actions_out):
     return True
 
 
+@numba.njit(cache=True)
+def _new_root(code, state, params, data, nodes_i, nodes_f, counters):
+    return _new_node(code, state, params, data, nodes_i, nodes_f, counters)
+
+
+# The compiled functions that call a kernel, and those of them numba caches on disk.
+_KERNEL_CALLERS = ("_new_node", "_open", "_iteration", "_run", "_replay", "_new_root")
+_CACHED = ("_run", "_replay", "_new_root")
+_BUILT_IN = types.SimpleNamespace(run=_run, replay=_replay, new_root=_new_root)
+
+
+@functools.cache
+def compiled_for(module: types.ModuleType) -> types.SimpleNamespace:
+    """The engine's kernel-calling functions (``run``, ``replay``, ``new_root``) compiled
+    over a user's kernel module: the same source, with ``kernels`` bound to the module's
+    dispatch (:func:`smmcts_spiel.games.kernels.dispatch_for`).
+
+    Compiling takes as long as the built-in engine's first compile (tens of seconds). numba
+    caches the result under a name that holds a hash of the module's source file (an edit
+    recompiles; a module without a file is compiled in every process); like every cached
+    caller it does not notice edits to the files the module imports.
+    """
+    tag = kernels.source_tag(module)
+    namespace = dict(globals())
+    namespace["kernels"] = kernels.dispatch_for(module)
+    for name in _KERNEL_CALLERS:
+        dispatcher = globals()[name]
+        f = dispatcher.py_func
+        function = types.FunctionType(f.__code__, namespace, name, f.__defaults__, f.__closure__)
+        cache = tag is not None and name in _CACHED
+        if cache:  # numba names the cache files after the qualified name
+            function.__qualname__ = f"{name}_{tag}"
+        options = {k: v for k, v in dispatcher.targetoptions.items() if k != "nopython"}
+        namespace[name] = numba.njit(cache=cache, **options)(function)
+    return types.SimpleNamespace(run=namespace["_run"], replay=namespace["_replay"],
+                                 new_root=namespace["_new_root"])
+
+
 # ----------------------------------------------------------------------------------------
 # Python side.
 
@@ -239,6 +285,8 @@ class KernelSMMCTS(ArrayTreeSearch):
                          pool_room=(kernel.max_depth + 1) * width, initial_nodes=initial_nodes,
                          assumed_rate=2e6, threshold=threshold)
         self.kernel = kernel
+        self._compiled = (compiled_for(kernel.module) if kernel.code == kernels.USER_CODE
+                          else _BUILT_IN)
         self.evaluator = evaluator
         self._evaluator_code = kernels.EVALUATORS[evaluator]
         self._rng = np.random.default_rng(seed)
@@ -273,7 +321,7 @@ class KernelSMMCTS(ArrayTreeSearch):
 
     def _new_tree(self, state: pyspiel.State) -> int:
         self._set_root_state(state.history())
-        return _new_root(self.kernel.code, self._root_state, self.kernel.params,
+        return self._compiled.new_root(self.kernel.code, self._root_state, self.kernel.params,
                          self.kernel.data, self.nodes_i, self.nodes_f, self.counters)
 
     def _kept(self, order: np.ndarray) -> None:
@@ -287,23 +335,20 @@ class KernelSMMCTS(ArrayTreeSearch):
     def _set_root_state(self, history: list[int]) -> None:
         self._root_state[:] = self.kernel.initial_state()
         kernel = self.kernel
-        if not _replay(kernel.code, kernel.params, kernel.data, np.array(history, np.int64),
-                       self._root_state, self._actions):
+        if not self._compiled.replay(kernel.code, kernel.params, kernel.data,
+                                     np.array(history, np.int64), self._root_state,
+                                     self._actions):
             raise ValueError(f"history {history} does not fit the kernel of {self.game}")
 
     def _iterate(self, root: int, iterations: int) -> int:
         kernel = self.kernel
-        done = _run(iterations, root, self._root_state, kernel.code, kernel.params, kernel.data,
-                    self._evaluator_code, self._selector_code, self.propagate_mean,
-                    self._track_average, self._config, self.nodes_i,
-                    self.nodes_f, self.pool, self.slots, self.counters, self._rng,
-                    self._state, self._path[0], self._path[1], self._path[2], self._actions,
-                    self._outcomes, self._outcome_probs, self._node_room, self._pool_room)
+        done = self._compiled.run(
+            iterations, root, self._root_state, kernel.code, kernel.params, kernel.data,
+            self._evaluator_code, self._selector_code, self.propagate_mean, self._track_average,
+            self._config, self.nodes_i, self.nodes_f, self.pool, self.slots, self.counters,
+            self._rng, self._state, self._path[0], self._path[1], self._path[2], self._actions,
+            self._outcomes, self._outcome_probs, self._node_room, self._pool_room)
         if done < iterations:
             self._grow()
         return done
 
-
-@numba.njit(cache=True)
-def _new_root(code, state, params, data, nodes_i, nodes_f, counters):
-    return _new_node(code, state, params, data, nodes_i, nodes_f, counters)
