@@ -32,14 +32,15 @@ import os
 import time
 
 import numpy as np
-from absl import app, flags
+from absl import app, flags, logging
 
 import smmcts_spiel  # noqa: F401  (registers the smmcts_* games)
-from smmcts_spiel import bot_specs, experiments, match
+from smmcts_spiel import bot_specs, experiments, match, reports
 from smmcts_spiel.bots.equilibrium_bot import solution_of
 from smmcts_spiel.exact import solver
 from smmcts_spiel.experiments import cli
 from smmcts_spiel.experiments import equilibrium_loss as el
+from smmcts_spiel.reports import tables
 from smmcts_spiel.search.smmcts import FINAL_STRATEGIES
 
 _GAME = flags.DEFINE_string("game", "oshi_zumo(coins=10,size=3,horizon=20)",
@@ -109,7 +110,7 @@ def run() -> None:
     match.warn_about_bots(bots + [opponent], [game], _TIME_LIMIT.value)
     if _SOLVE_ONLY.value:
         solution_of(game, _SOLUTIONS_DIR.value)
-        print(f"solved {_GAME.value} into {_SOLUTIONS_DIR.value}")
+        logging.info("solved %s into %s", _GAME.value, _SOLUTIONS_DIR.value)
         return
     jobs = {}
     for b, spec in enumerate(bots):
@@ -135,8 +136,7 @@ def run() -> None:
 
 
 def _mean_ci(x: np.ndarray) -> str:
-    half = 1.96 * x.std(ddof=1) / np.sqrt(len(x)) if len(x) > 1 else float("inf")
-    return f"{x.mean():.3f} +- {half:.3f}"
+    return reports.mean_interval(x).format(sign=False)
 
 
 def _stratified_ci(x: np.ndarray, seats: np.ndarray) -> str:
@@ -144,7 +144,9 @@ def _stratified_ci(x: np.ndarray, seats: np.ndarray) -> str:
         mean, half = el.seat_stratified_interval(x, seats)
     except ValueError:
         return "(too few games per seat)"
-    return f"{mean:.3f} +- {half:.3f}"
+    if not np.isfinite(half):
+        return f"{mean:.3f} (no spread: no interval)"
+    return reports.Interval(mean, mean - half, mean + half, len(x)).format(sign=False)
 
 
 def write_outputs(results_dir, bots, opponent, rules, jobs, results) -> None:
@@ -168,11 +170,8 @@ def write_outputs(results_dir, bots, opponent, rules, jobs, results) -> None:
              "as value + summed gains (also with its seat-stratified interval: the mean of "
              "the two seats' means, variance (sum of per-seat variance / games) / 4, free "
              "of the seat's game value), and the return the games gave (each +- its 95% "
-             "interval).", "",
-             "| bot | final-move rule | games | loss vs equilibrium | loss vs best reply "
-             "| opponent's loss | estimated return | estimated return, seat-stratified "
-             "| mean return |",
-             "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+             "t interval).", ""]
+    rows = []
     for spec in bots:
         parts = per_bot[spec]
         games = np.concatenate([p["game"] for p in parts])
@@ -186,17 +185,20 @@ def write_outputs(results_dir, bots, opponent, rules, jobs, results) -> None:
             return np.concatenate([p[key] for p in parts])
 
         estimate = joined("game_values") + per_game(joined("gain"))
-        lines.append(f"| {spec} | played | {len(ids)} | {_mean_ci(per_game(joined('loss')))} | "
-                     f"{_mean_ci(per_game(joined('best_reply_loss')))} | "
-                     f"{_mean_ci(per_game(joined('opponent_loss')))} | {_mean_ci(estimate)} | "
-                     f"{_stratified_ci(estimate, ids % 2)} | "
-                     f"{_mean_ci(joined('game_returns'))} |")
+        rows.append([spec, "played", len(ids), _mean_ci(per_game(joined("loss"))),
+                     _mean_ci(per_game(joined("best_reply_loss"))),
+                     _mean_ci(per_game(joined("opponent_loss"))), _mean_ci(estimate),
+                     _stratified_ci(estimate, ids % 2), _mean_ci(joined("game_returns"))])
         if spec.startswith("smmcts"):
             rule_loss, rule_br = joined("rule_loss"), joined("rule_best_reply_loss")
             for k, rule in enumerate(rules):
-                lines.append(f"| | {rule_label(rule)} (same trees) | {len(ids)} | "
-                             f"{_mean_ci(per_game(rule_loss[:, k]))} | "
-                             f"{_mean_ci(per_game(rule_br[:, k]))} | | | | |")
+                rows.append(["", f"{rule_label(rule)} (same trees)", len(ids),
+                             _mean_ci(per_game(rule_loss[:, k])),
+                             _mean_ci(per_game(rule_br[:, k])), "", "", "", ""])
+    lines.append(tables.markdown(
+        rows, ["bot", "final-move rule", "games", "loss vs equilibrium", "loss vs best reply",
+               "opponent's loss", "estimated return", "estimated return, seat-stratified",
+               "mean return"], align=["left", "left"] + ["right"] * 7))
     with open(os.path.join(results_dir, "summary.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
 

@@ -16,6 +16,7 @@ from absl import app, flags
 import smmcts_spiel  # noqa: F401  (registers the smmcts_* games)
 from smmcts_spiel.exact import solver
 from smmcts_spiel.experiments import cli
+from smmcts_spiel.reports import tables
 from smmcts_spiel.search import evaluators
 
 _GAMES = flags.DEFINE_string(
@@ -55,7 +56,7 @@ def main(argv):
             solver.check_game(game)
     except ValueError as e:
         raise app.UsageError(str(e)) from None
-    print(f"{'game':<90} {'evaluator':<10} {'states':>6} {'MAE':>6} {'corr':>6}")
+    rows = []
     for name, game in games.items():
         try:
             solution = solver.solve(game)
@@ -68,9 +69,10 @@ def main(argv):
                 continue
             scorer = evaluators.make_evaluator(evaluator, game, seed=_SEED.value)
             values = np.array([scorer.evaluate(s)[0] for s in states])
-            print(f"{name:<90} {evaluator:<10} {len(states):>6} "
-                  f"{np.abs(values - exact).mean():>6.3f} "
-                  f"{np.corrcoef(values, exact)[0, 1]:>6.3f}")
+            rows.append([name, evaluator, len(states), f"{np.abs(values - exact).mean():.3f}",
+                         f"{np.corrcoef(values, exact)[0, 1]:.3f}"])
+    print(tables.text(rows, ["game", "evaluator", "states", "MAE", "corr"],
+                      align=["left", "left", "right", "right", "right"]))
 
 
 if __name__ == "__main__":

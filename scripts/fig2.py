@@ -21,10 +21,11 @@ import csv
 import os
 import time
 
-from absl import app, flags
+from absl import app, flags, logging
 
 from smmcts_spiel import experiments
 from smmcts_spiel.experiments import cli
+from smmcts_spiel.reports import plots
 from smmcts_spiel.search import matrix_tree_engine as engine
 
 _GAMES = flags.DEFINE_integer("games", 100, "Random games per setting.", lower_bound=1)
@@ -70,66 +71,49 @@ def setting_name(depth: int, branching: int, gamma: float) -> str:
 
 
 def plot(rows: list[dict], path: str) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     top = [s for s in settings() if s[0] == "top"]
     bottom = [s for s in settings() if s[0] == "bottom"]
     gammas = sorted({s[3] for s in top})
     branchings = sorted({s[2] for s in top})
-    fig = plt.figure(figsize=(10, 11))
-    grid = fig.add_gridspec(len(gammas) + 2, len(branchings), height_ratios=
-                            [1] * len(gammas) + [0.12, 1.3])
-    colors = {"rm": "tab:red", "rmm": "tab:blue"}
 
     def draw(ax, depth, branching, gamma):
         name = setting_name(depth, branching, gamma)
         for method in _METHODS.value:
-            pts = [r for r in rows if r["setting"] == name and r["method"] == method]
-            t = [r["t"] for r in pts]
-            mean = [r["mean_e1"] for r in pts]
-            err = [r["standard_error"] for r in pts]
-            line, = ax.plot(t, mean, label=method.upper(), color=colors.get(method))
-            ax.fill_between(t, [m - e for m, e in zip(mean, err)],
-                            [m + e for m, e in zip(mean, err)], alpha=0.25,
-                            color=line.get_color(), linewidth=0)
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.grid(True, which="major", alpha=0.3)
+            plots.exploitability_curve(ax, [r for r in rows if r["setting"] == name
+                                            and r["method"] == method], method, alpha=0.25)
+        plots.log_axes(ax)
 
-    axes = {}
-    for r, gamma in enumerate(gammas):
-        for c, branching in enumerate(branchings):
-            ax = fig.add_subplot(grid[r, c], sharey=axes.get((r, 0)))
-            axes[(r, c)] = ax
-            draw(ax, 2, branching, gamma)
-            if r == 0:
-                ax.set_title(f"BF={branching}")
-            if c == len(branchings) - 1:
-                ax.yaxis.set_label_position("right")
-                ax.set_ylabel(f"γ={gamma:g}")
-            elif c == 0:
+    with plots.saved_figure(path, (10, 11)) as fig:
+        grid = fig.add_gridspec(len(gammas) + 2, len(branchings),
+                                height_ratios=[1] * len(gammas) + [0.12, 1.3])
+        axes = {}
+        for r, gamma in enumerate(gammas):
+            for c, branching in enumerate(branchings):
+                ax = fig.add_subplot(grid[r, c], sharey=axes.get((r, 0)))
+                axes[(r, c)] = ax
+                draw(ax, 2, branching, gamma)
+                if r == 0:
+                    ax.set_title(f"BF={branching}")
+                if c == len(branchings) - 1:
+                    ax.yaxis.set_label_position("right")
+                    ax.set_ylabel(f"γ={gamma:g}")
+                elif c == 0:
+                    ax.set_ylabel("Exploitability")
+                if r == len(gammas) - 1:
+                    ax.set_xlabel("t")
+        first = None
+        for c, (_, depth, branching, gamma) in enumerate(bottom):
+            ax = fig.add_subplot(grid[len(gammas) + 1, c], sharey=first)
+            first = first or ax
+            draw(ax, depth, branching, gamma)
+            ax.set_title(f"Depth={depth}")
+            ax.set_xlabel("t")
+            if c == 0:
                 ax.set_ylabel("Exploitability")
-            if r == len(gammas) - 1:
-                ax.set_xlabel("t")
-    first = None
-    for c, (_, depth, branching, gamma) in enumerate(bottom):
-        ax = fig.add_subplot(grid[len(gammas) + 1, c], sharey=first)
-        first = first or ax
-        draw(ax, depth, branching, gamma)
-        ax.set_title(f"Depth={depth}")
-        ax.set_xlabel("t")
-        if c == 0:
-            ax.set_ylabel("Exploitability")
-    axes[(0, 0)].legend(title="Method", fontsize=8, title_fontsize=8, loc="lower left")
-    fig.suptitle(f"Exploitability of RM / RMM empirical frequencies on random games "
-                 f"({_GAMES.value} games x {_RUNS.value} runs, ±1 s.e.)\n"
-                 f"top: depth 2; bottom: BF 2, γ={_BOTTOM_GAMMA.value:g}", fontsize=10)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+        axes[(0, 0)].legend(title="Method", fontsize=8, title_fontsize=8, loc="lower left")
+        fig.suptitle(f"Exploitability of RM / RMM empirical frequencies on random games "
+                     f"({_GAMES.value} games x {_RUNS.value} runs, ±1 s.e.)\n"
+                     f"top: depth 2; bottom: BF 2, γ={_BOTTOM_GAMMA.value:g}", fontsize=10)
 
 
 def main(argv):
@@ -196,7 +180,7 @@ def main(argv):
     for name in sorted(done):
         last = [r for r in rows if r["setting"] == name and r["t"] == checkpoints[-1]]
         print(name, " ".join(f"{r['method']}={r['mean_e1']:.4f}" for r in last))
-    print(f"wrote {out}.csv/.png/.json in {elapsed:.0f} s")
+    logging.info("wrote %s.csv/.png/.json in %.0f s", out, elapsed)
 
 
 if __name__ == "__main__":

@@ -35,11 +35,12 @@ import os
 import time
 
 import numpy as np
-from absl import app, flags
+from absl import app, flags, logging
 
 from smmcts_spiel import experiments, trees
 from smmcts_spiel.exact import solver
 from smmcts_spiel.experiments import cli, outputs
+from smmcts_spiel.reports import plots
 from smmcts_spiel.search import matrix_tree_engine as engine
 from smmcts_spiel.search import selectors
 
@@ -335,41 +336,25 @@ def write_ranking(all_codes: np.ndarray, codes: np.ndarray, mean: np.ndarray, se
 
 
 def plot(rows, floors, games, path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, len(games), figsize=(5.2 * len(games), 4.6), sharey=True)
-    styles = {"rm": ("tab:red", "-"), "rmm": ("tab:red", "--"), "exp3": ("tab:blue", "-"),
-              "exp3m": ("tab:blue", "--"), "rmb": ("tab:green", "-"), "rmbm": ("tab:green", "--")}
-    for ax, (name, root) in zip(np.atleast_1d(axes), games.items()):
-        for method in _CURVE_METHODS.value:
-            pts = [r for r in rows if r["game"] == name and r["method"] == method]
-            color, dash = styles.get(method, (None, "-"))
-            t = np.array([r["t"] for r in pts])
-            mean = np.array([r["mean_e1"] for r in pts])
-            err = np.array([r["standard_error"] for r in pts])
-            ax.plot(t, mean, dash, color=color, label=method.upper().replace("EXP", "Exp"))
-            ax.fill_between(t, mean - err, mean + err, color=color, alpha=0.2, linewidth=0)
-        floor = floors[name]["mixed_equilibrium"]
-        ax.axhline(floor, color="gray", linestyle=":",
-                   label=f"floor {floor:.4f} (paper {paper_floor(name)})")
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_title(name.replace("_", " "))
-        ax.set_xlabel("t")
-        ax.grid(True, alpha=0.3)
-        ax.text(0.03, 0.03, describe(root), transform=ax.transAxes, fontsize=8,
-                family="monospace", va="bottom",
-                bbox=dict(facecolor="white", alpha=0.8, edgecolor="none"))
-        ax.legend(fontsize=8, loc="upper right")
-    np.atleast_1d(axes)[0].set_ylabel("Exploitability")
-    fig.suptitle(f"Worst depth-2 BF-2 games, γ={_GAMMA.value:g}, {_CURVE_RUNS.value} runs",
-                 fontsize=10)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    with plots.saved_figure(path, (5.2 * len(games), 4.6)) as fig:
+        axes = fig.subplots(1, len(games), sharey=True, squeeze=False)[0]
+        for ax, (name, root) in zip(axes, games.items()):
+            for method in _CURVE_METHODS.value:
+                plots.exploitability_curve(ax, [r for r in rows if r["game"] == name
+                                                and r["method"] == method], method)
+            floor = floors[name]["mixed_equilibrium"]
+            ax.axhline(floor, color="gray", linestyle=":",
+                       label=f"floor {floor:.4f} (paper {paper_floor(name)})")
+            plots.log_axes(ax)
+            ax.set_title(name.replace("_", " "))
+            ax.set_xlabel("t")
+            ax.text(0.03, 0.03, describe(root), transform=ax.transAxes, fontsize=8,
+                    family="monospace", va="bottom",
+                    bbox=dict(facecolor="white", alpha=0.8, edgecolor="none"))
+            ax.legend(fontsize=8, loc="upper right")
+        axes[0].set_ylabel("Exploitability")
+        fig.suptitle(f"Worst depth-2 BF-2 games, γ={_GAMMA.value:g}, {_CURVE_RUNS.value} runs",
+                     fontsize=10)
 
 
 def main(argv):
@@ -553,7 +538,7 @@ def curves_and_outputs(games: dict, searched: dict, params: dict, out: str, star
                  if r["game"] == name and r["t"] == checkpoints[-1]}
         print(f"{name}:\n{describe(root)}\n  floors {floors[name]} (paper {paper_floor(name)})"
               f"\n  e1 at t={checkpoints[-1]}: {final}")
-    print(f"wrote {out}.csv/_floors.csv/.png/.json in {elapsed:.0f} s")
+    logging.info("wrote %s.csv/_floors.csv/.png/.json in %.0f s", out, elapsed)
 
 
 if __name__ == "__main__":

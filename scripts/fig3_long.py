@@ -24,10 +24,11 @@ import os
 import time
 
 import numpy as np
-from absl import app, flags
+from absl import app, flags, logging
 
 from smmcts_spiel import experiments, trees
 from smmcts_spiel.experiments import cli
+from smmcts_spiel.reports import plots
 from smmcts_spiel.search import matrix_tree_engine as engine
 from smmcts_spiel.search import selectors
 
@@ -69,44 +70,27 @@ def parse_codes(values: list[str]) -> list[int]:
 
 
 def plot(rows, floors, codes, path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    colors = {"rm": "tab:red", "rmm": "tab:orange", "exp3": "tab:blue", "exp3m": "tab:cyan",
-              "rmb": "tab:green", "rmbm": "tab:olive"}
-    fig, axes = plt.subplots(1, len(codes), figsize=(5.6 * len(codes), 4.6), sharey=True,
-                             squeeze=False)
-    for ax, code in zip(axes[0], codes):
-        for method in _METHODS.value:
-            for schedule in _SCHEDULES.value:
-                pts = [r for r in rows if r["code"] == code and r["method"] == method
-                       and r["schedule"] == schedule]
-                t = np.array([r["t"] for r in pts])
-                mean = np.array([r["mean_e1"] for r in pts])
-                err = np.array([r["standard_error"] for r in pts])
-                color = colors.get(method)
-                dash = "-" if schedule == "constant" else ":"
-                ax.plot(t, mean, dash, color=color,
-                        label=f"{method.upper().replace('EXP', 'Exp')} {schedule}")
-                ax.fill_between(t, mean - err, mean + err, color=color, alpha=0.15,
-                                linewidth=0)
-        ax.axhline(floors[code]["mixed_equilibrium"], color="gray", linestyle="--",
-                   label=f"floor γ={_GAMMA.value:g}: {floors[code]['mixed_equilibrium']:.4f}")
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_title(f"grid game {code}")
-        ax.set_xlabel("t")
-        ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=7, loc="lower left")
-    axes[0][0].set_ylabel("Exploitability e1")
-    fig.suptitle(f"constant γ={_GAMMA.value:g} (solid), decreasing\n"
-                 f"γ_t=min(1, {_DECREASING_GAMMA.value:g}/√t) per node (dotted); "
-                 f"{_RUNS.value} runs", fontsize=10)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    with plots.saved_figure(path, (5.6 * len(codes), 4.6)) as fig:
+        axes = fig.subplots(1, len(codes), sharey=True, squeeze=False)[0]
+        for ax, code in zip(axes, codes):
+            for method in _METHODS.value:
+                for schedule in _SCHEDULES.value:
+                    plots.exploitability_curve(
+                        ax, [r for r in rows if r["code"] == code and r["method"] == method
+                             and r["schedule"] == schedule], method,
+                        label=f"{plots.selector_label(method)} {schedule}",
+                        style="-" if schedule == "constant" else ":", alpha=0.15)
+            ax.axhline(floors[code]["mixed_equilibrium"], color="gray", linestyle="--",
+                       label=f"floor γ={_GAMMA.value:g}: "
+                             f"{floors[code]['mixed_equilibrium']:.4f}")
+            plots.log_axes(ax)
+            ax.set_title(f"grid game {code}")
+            ax.set_xlabel("t")
+            ax.legend(fontsize=7, loc="lower left")
+        axes[0].set_ylabel("Exploitability e1")
+        fig.suptitle(f"constant γ={_GAMMA.value:g} (solid), decreasing\n"
+                     f"γ_t=min(1, {_DECREASING_GAMMA.value:g}/√t) per node (dotted); "
+                     f"{_RUNS.value} runs", fontsize=10)
 
 
 def main(argv):
@@ -172,7 +156,7 @@ def main(argv):
             print(f"{r['code']} {r['method']:6s} {r['schedule']:10s} e1 at t={r['t']}: "
                   f"{r['mean_e1']:.5f} ± {r['standard_error']:.5f} "
                   f"(floor {floors[r['code']]['mixed_equilibrium']:.4f})")
-    print(f"wrote {out}.csv/.png/.json in {elapsed:.0f} s")
+    logging.info("wrote %s.csv/.png/.json in %.0f s", out, elapsed)
 
 
 if __name__ == "__main__":

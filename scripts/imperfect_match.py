@@ -34,8 +34,9 @@ import numpy as np
 import pyspiel
 from absl import app, flags
 
-from smmcts_spiel import experiments
+from smmcts_spiel import experiments, reports
 from smmcts_spiel.experiments import cli, imperfect_match
+from smmcts_spiel.reports import plots
 
 _GAME = flags.DEFINE_string("game", "phantom_ttt", "Two-player zero-sum imperfect-information "
                             "game with information state strings.")
@@ -73,27 +74,20 @@ def _slug(text: str) -> str:
 
 
 def plot(rows, bots, title, path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     grid = np.full((len(bots), len(bots)), np.nan)
     for r in rows:
         i, j = bots.index(r["bot_a"]), bots.index(r["bot_b"])
         grid[i, j], grid[j, i] = r["mean_return_a"], -r["mean_return_a"]
-    fig, ax = plt.subplots(figsize=(1.2 * len(bots) + 2, 1.0 * len(bots) + 1.5))
-    image = ax.imshow(grid, cmap="RdBu", vmin=-1, vmax=1)
-    ax.set_xticks(range(len(bots)), bots, rotation=30, ha="right")
-    ax.set_yticks(range(len(bots)), bots)
-    for i, j in itertools.product(range(len(bots)), repeat=2):
-        if not np.isnan(grid[i, j]):
-            ax.text(j, i, f"{grid[i, j]:+.2f}", ha="center", va="center", fontsize=8)
-    fig.colorbar(image, ax=ax, label="mean return of row bot")
-    ax.set_title(title, fontsize=9)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    with plots.saved_figure(path, (1.2 * len(bots) + 2, 1.0 * len(bots) + 1.5)) as fig:
+        ax = fig.subplots()
+        image = ax.imshow(grid, cmap="RdBu", vmin=-1, vmax=1)
+        ax.set_xticks(range(len(bots)), bots, rotation=30, ha="right")
+        ax.set_yticks(range(len(bots)), bots)
+        for i, j in itertools.product(range(len(bots)), repeat=2):
+            if not np.isnan(grid[i, j]):
+                ax.text(j, i, f"{grid[i, j]:+.2f}", ha="center", va="center", fontsize=8)
+        fig.colorbar(image, ax=ax, label="mean return of row bot")
+        ax.set_title(title, fontsize=9)
 
 
 def _run_pairs(jobs: dict, results_dir: str) -> dict:
@@ -164,9 +158,10 @@ def main(argv):
     elapsed = time.time() - start
     experiments.write_params(out + ".json", dict(params, bots=_BOTS.value),
                              wall_seconds=round(elapsed, 1))
-    for r in rows:
+    for r, key in zip(rows, jobs):
+        mean = reports.mean_interval(results[key]["returns"]).format(digits=2)
         print(f"{r['bot_a']:>15} vs {r['bot_b']:<15} W/D/L {r['wins_a']}/{r['draws']}/"
-              f"{r['losses_a']}  mean {r['mean_return_a']:+.2f} +- {r['ci95']:.2f}")
+              f"{r['losses_a']}  mean {mean}")
     print(f"wrote {out}.csv/.png/.json in {elapsed:.0f} s")
 
 

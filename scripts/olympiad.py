@@ -33,10 +33,9 @@ import time
 
 import numpy as np
 import pyspiel
-from absl import app, flags
-from scipy import stats
+from absl import app, flags, logging
 
-from smmcts_spiel import experiments, match
+from smmcts_spiel import experiments, match, reports
 from smmcts_spiel.experiments import cli
 from smmcts_spiel.imperfect import mmcts
 from smmcts_spiel.imperfect.mmcts_phantom_ttt import PhantomTTTMultipleTreeSearch
@@ -152,14 +151,9 @@ def load_cached(path: str, meta: str, expected: dict):
         with open(meta) as f:
             elapsed = float(json.load(f)["wall_seconds"])
     except (OSError, ValueError, KeyError, TypeError) as e:
-        print(f"cached tree {path} is unusable ({e}); training it again")
+        logging.warning("cached tree %s is unusable (%s); training it again", path, e)
         return None
     return search, elapsed
-
-
-def wilson(k: int, n: int) -> tuple[float, float]:
-    ci = stats.binomtest(int(k), int(n)).proportion_ci(0.95, method="wilson")
-    return ci.low, ci.high
 
 
 FIELDS = ["first", "second", "games", "wins", "draws", "losses", "win_rate", "win_low",
@@ -168,8 +162,8 @@ FIELDS = ["first", "second", "games", "wins", "draws", "losses", "win_rate", "wi
 
 def pair_row(first: str, second: str, wdl) -> dict:
     n = int(sum(wdl))
-    wl, wh = wilson(wdl[0], n)
-    ll, lh = wilson(wdl[2], n)
+    win, loss = reports.rate_interval(wdl[0], n), reports.rate_interval(wdl[2], n)
+    wl, wh, ll, lh = win.low, win.high, loss.low, loss.high
     return {"first": first, "second": second, "games": n, "wins": int(wdl[0]),
             "draws": int(wdl[1]), "losses": int(wdl[2]), "win_rate": wdl[0] / n,
             "win_low": wl, "win_high": wh, "loss_rate": wdl[2] / n, "loss_low": ll,

@@ -32,8 +32,12 @@ import numpy as np
 from absl import app, flags
 
 import smmcts_spiel  # noqa: F401  (registers the smmcts_* games)
-from smmcts_spiel import bot_specs, experiments, match, tournament
+from smmcts_spiel import bot_specs, experiments, match, reports, tournament
 from smmcts_spiel.experiments import cli
+from smmcts_spiel.reports import plots, tables
+
+GAMES_CSV_FIELDS = ["game", "first", "second", "game_index", "seed", "return_first",
+                    "return_second", "seconds"]
 
 _GAMES = flags.DEFINE_string(
     "games", "goofspiel(num_cards=6,imp_info=False,points_order=random,returns_type=win_loss)",
@@ -58,6 +62,10 @@ _PUBLISH = cli.define_publish("into a --results_dir of the committed tournaments
                               "(docs/figures/tournament/...)")
 _NO_PLAY = flags.DEFINE_bool("no_play", False, "Play nothing: write the tables from the "
                              "chunks of games finished so far (e.g. while a run goes on).")
+_FROM_GAMES_CSV = flags.DEFINE_bool(
+    "from_games_csv", False, "Play nothing: rebuild the tables and ratings of the tournament "
+    "in --results_dir from its games.csv and tournament.json (e.g. a committed one, with "
+    "--publish).")
 _BOOTSTRAP = flags.DEFINE_integer("bootstrap", 200, "Bootstrap samples of the rating intervals.",
                                   lower_bound=1)
 flags.register_validator("time_limit", cli.positive_finite,
@@ -68,14 +76,17 @@ def main(argv):
     try:
         run()
     except ValueError as e:
-        raise app.UsageError(str(e), exitcode=2) from None
+        raise app.UsageError(str(e)) from None
 
 
 def run() -> None:
-    games = cli.split(_GAMES.value)
-    opponents = cli.split(_OPPONENTS.value)
     results_dir = _RESULTS_DIR.value
     experiments.check_output([results_dir], publish=_PUBLISH.value)
+    if _FROM_GAMES_CSV.value:
+        rebuild_tables(results_dir)
+        return
+    games = cli.split(_GAMES.value)
+    opponents = cli.split(_OPPONENTS.value)
     if not games:
         raise ValueError("--games is empty")
     bots = [bot_specs.with_time_limit(s, _TIME_LIMIT.value)
@@ -101,106 +112,104 @@ def run() -> None:
         match.play_games, jobs, results_dir=os.path.join(results_dir, "games"),
         workers=_WORKERS.value, backend=_BACKEND.value, ray_address=_RAY_ADDRESS.value,
         desc="chunks of games")
-    games = [g for g in games if any(j["game"] == g for j in jobs.values())]
-    write_outputs(results_dir, games, loaded, bots, jobs, results)
+    rows = [{"game": job["game"], "first": job["first"], "second": job["second"],
+             "game_index": g, "seed": match.game_seed(job["base_seed"], job["pair_index"], g),
+             "return_first": float(ret[0]), "return_second": float(ret[1]),
+             "seconds": round(float(sec), 3)}
+            for key, job in jobs.items()
+            for g, (ret, sec) in enumerate(zip(results[key]["returns"],
+                                               results[key]["seconds"]), job["start"])]
+    write_games_csv(os.path.join(results_dir, "games.csv"), rows)
+    params["bootstrap"] = _BOOTSTRAP.value
+    write_tables(results_dir, params, rows)
     experiments.write_params(os.path.join(results_dir, "tournament.json"), params,
                              wall_seconds=round(time.perf_counter() - start, 1))
     print(open(os.path.join(results_dir, "tournament.md")).read())
 
 
-def write_outputs(results_dir, games, loaded, bots, jobs, results) -> None:
-    index = {b: k for k, b in enumerate(bots)}
-    per_game = {g: {} for g in games}
-    with open(os.path.join(results_dir, "games.csv"), "w", newline="") as f:
-        writer = csv.writer(f)
-        writer.writerow(["game", "first", "second", "game_index", "seed", "return_first",
-                         "return_second", "seconds"])
-        for key, job in jobs.items():
-            r = results[key]
-            pair = (index[job["first"]], index[job["second"]])
-            store = per_game[job["game"]]
-            store[pair] = np.concatenate([store.get(pair, np.zeros((0, 2))), r["returns"]])
-            for g, (ret, sec) in enumerate(zip(r["returns"], r["seconds"]), job["start"]):
-                writer.writerow([job["game"], job["first"], job["second"], g,
-                                 match.game_seed(job["base_seed"], job["pair_index"], g),
-                                 *ret, round(float(sec), 3)])
-    pairs = {g: tournament.pair_results(g, bots, per_game[g], loaded[g].utility_sum() / 2)
-             for g in games}
-    with open(os.path.join(results_dir, "pairs.csv"), "w", newline="") as f:
-        writer = csv.writer(f)
-        writer.writerow(["game", "bot_a", "bot_b", "games", "mean_a", "ci95", "wins_a",
-                         "draws", "losses_a", "score_a"])
-        for g in games:
-            for r in pairs[g]:
-                signs = np.sign(r.returns)
-                writer.writerow([g, r.bot_a, r.bot_b, r.games, f"{r.mean:.4f}", f"{r.ci95:.4f}",
-                                 int((signs > 0).sum()), int((signs == 0).sum()),
-                                 int((signs < 0).sum()), f"{r.score:.4f}"])
-    ratings = {}
-    for label, rs in [(g, pairs[g]) for g in games] + [("all games", sum(pairs.values(), []))]:
-        ratings[label] = tournament.elo_with_intervals(
-            len(bots), *tournament.elo_games(rs, bots), bootstrap=_BOOTSTRAP.value,
-            seed=_SEED.value)
-    with open(os.path.join(results_dir, "ratings.csv"), "w", newline="") as f:
-        writer = csv.writer(f)
-        writer.writerow(["games", "bot", "elo", "elo_low", "elo_high"])
-        for label, (r, lo, hi) in ratings.items():
-            for k, bot in enumerate(bots):
-                writer.writerow([label, bot, f"{r[k]:.1f}", f"{lo[k]:.1f}", f"{hi[k]:.1f}"])
-    write_markdown(os.path.join(results_dir, "tournament.md"), games, bots, pairs, ratings)
-    plot_ratings(os.path.join(results_dir, "ratings.png"), bots, ratings)
+def rebuild_tables(results_dir: str) -> None:
+    """The tables and ratings of a finished tournament, from its games.csv and the
+    parameters in its tournament.json (e.g. a committed one, after a change of the
+    statistics)."""
+    record = os.path.join(results_dir, "tournament.json")
+    params = experiments.outputs.read_json_object(record) if os.path.exists(record) else {}
+    missing = [k for k in ("games", "bots", "time_limit", "num_games", "seed") if k not in params]
+    if missing:
+        raise ValueError(f"{record} (the parameters of the tournament) is missing or lacks "
+                         f"{', '.join(missing)}")
+    params.setdefault("bootstrap", 200)  # the default before it was recorded
+    rows = tournament.read_games_csv(os.path.join(results_dir, "games.csv"))
+    names = {r["first"] for r in rows} | {r["second"] for r in rows}
+    if names - set(params["bots"]) or {r["game"] for r in rows} - set(params["games"]):
+        raise ValueError(f"{results_dir}/games.csv holds games or bots that "
+                         f"{record} does not list")
+    write_tables(results_dir, params, rows)
+    print(open(os.path.join(results_dir, "tournament.md")).read())
 
 
-def write_markdown(path, games, bots, pairs, ratings) -> None:
-    lines = [f"Round robin at {_TIME_LIMIT.value:g} s per move, {_NUM_GAMES.value} games per "
-             "ordered pair (both seats). Cell: mean return of the row bot against the column "
-             "bot (utility minus half the utility sum), +- the 95% interval half-width.", ""]
+def write_games_csv(path: str, rows: list[dict]) -> None:
+    with open(path, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=GAMES_CSV_FIELDS)
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def write_tables(results_dir: str, params: dict, rows: list[dict]) -> None:
+    """pairs.csv, ratings.csv, tournament.md and ratings.png from the games ``rows``."""
+    games = [g for g in params["games"] if any(r["game"] == g for r in rows)]
+    half_sums = {g: cli.load_game(g, "--games").utility_sum() / 2 for g in games}
+    pairs = tournament.pairs_by_game(rows, games, params["bots"], half_sums)
+    ratings = tournament.ratings_by_game(pairs, params["bots"], params["bootstrap"],
+                                         params["seed"])
+    tournament.write_pairs_csv(os.path.join(results_dir, "pairs.csv"), pairs)
+    tournament.write_ratings_csv(os.path.join(results_dir, "ratings.csv"), params["bots"],
+                                 ratings)
+    write_markdown(os.path.join(results_dir, "tournament.md"), params, games, pairs, ratings)
+    plot_ratings(os.path.join(results_dir, "ratings.png"), params, ratings)
+
+
+def _elo(r: float, lo: float, hi: float) -> str:
+    return f"{r:+.0f} [{lo:+.0f}, {hi:+.0f}]"
+
+
+def write_markdown(path, params, games, pairs, ratings) -> None:
+    bots = params["bots"]
+    lines = [f"Round robin at {params['time_limit']:g} s per move, {params['num_games']} games "
+             "per ordered pair (both seats). Cell: mean return of the row bot against the "
+             "column bot (utility minus half the utility sum), +- the half-width of its 95% "
+             "t interval. Elo: Bradley-Terry ratings with 95% bootstrap intervals.", ""]
     for g in games:
-        table = {(r.bot_a, r.bot_b): (r.mean, r.ci95) for r in pairs[g]}
-        table.update({(b, a): (-m, c) for (a, b), (m, c) in list(table.items())})
-        table.update({(a, b): None for a in bots for b in bots if (a, b) not in table})
-        lines += [f"### {g}", "", "| bot | " + " | ".join(bots) + " | Elo [95%] |",
-                  "|---|" + "---|" * (len(bots) + 1)]
+        cells = {}
+        for r in pairs[g]:
+            cells[(r.bot_a, r.bot_b)] = r.interval.format()
+            cells[(r.bot_b, r.bot_a)] = reports.Interval(
+                -r.interval.estimate, -r.interval.high, -r.interval.low, r.interval.n,
+                r.interval.why_undefined).format()
         r, lo, hi = ratings[g]
-        for k, a in enumerate(bots):
-            cells = ["" if table[(a, b)] is None else
-                     f"{table[(a, b)][0]:+.3f} +- {table[(a, b)][1]:.3f}" for b in bots]
-            lines.append(f"| {a} | " + " | ".join(cells) +
-                         f" | {r[k]:+.0f} [{lo[k]:+.0f}, {hi[k]:+.0f}] |")
-        lines.append("")
+        rows = [[a, *(cells.get((a, b), "") for b in bots), _elo(r[k], lo[k], hi[k])]
+                for k, a in enumerate(bots)]
+        lines += [f"### {g}", "", tables.markdown(rows, ["bot", *bots, "Elo [95%]"]), ""]
     r, lo, hi = ratings["all games"]
-    lines += ["### Elo over all games", "", "| bot | Elo | 95% interval |", "|---|---|---|"]
-    lines += [f"| {b} | {r[k]:+.0f} | [{lo[k]:+.0f}, {hi[k]:+.0f}] |"
-              for k, b in sorted(enumerate(bots), key=lambda kb: -r[kb[0]])]
+    order = sorted(range(len(bots)), key=lambda k: -r[k])
+    lines += ["### Elo over all games", "",
+              tables.markdown([[bots[k], f"{r[k]:+.0f}", f"[{lo[k]:+.0f}, {hi[k]:+.0f}]"]
+                               for k in order], ["bot", "Elo", "95% interval"])]
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
 
 
-def plot_ratings(path, bots, ratings) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+def plot_ratings(path, params, ratings) -> None:
+    bots = params["bots"]
     labels = list(ratings)
-    fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(labels) * len(bots) / 3), 4.5))
-    width = 0.8 / len(bots)
-    x = np.arange(len(labels))
-    for k, bot in enumerate(bots):
-        r = np.array([ratings[g][0][k] for g in labels])
-        lo = np.array([ratings[g][1][k] for g in labels])
-        hi = np.array([ratings[g][2][k] for g in labels])
-        ax.bar(x + (k - (len(bots) - 1) / 2) * width, r, width, label=bot,
-               yerr=[np.maximum(r - lo, 0), np.maximum(hi - r, 0)], capsize=3)
-    ax.set_xticks(x, [g if len(g) < 40 else g[:37] + "..." for g in labels], rotation=15,
-                  ha="right", fontsize=7)
-    ax.axhline(0, color="black", lw=0.5)
-    ax.set_ylabel("Elo (Bradley-Terry, mean 0), 95% bootstrap interval")
-    ax.set_title(f"Round robin at {_TIME_LIMIT.value:g} s per move")
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    with plots.saved_figure(path, (max(6, 1.6 * len(labels) * len(bots) / 3), 4.5),
+                            dpi=120) as fig:
+        ax = fig.subplots()
+        plots.interval_bars(ax, labels, {bot: tuple(np.array([ratings[g][i][k] for g in labels])
+                                                    for i in range(3))
+                                         for k, bot in enumerate(bots)})
+        ax.set_ylabel("Elo (Bradley-Terry, mean 0), 95% bootstrap interval")
+        ax.set_title(f"Round robin at {params['time_limit']:g} s per move")
+        ax.legend(fontsize=7)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,6 @@ second with ``seed + 1``, chance with ``numpy.random.RandomState(seed)``.
 from __future__ import annotations
 
 import itertools
-import math
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -23,8 +22,9 @@ from absl import logging
 from open_spiel.python.algorithms.evaluate_bots import evaluate_bots
 from tqdm.auto import tqdm
 
-from smmcts_spiel import checks
+from smmcts_spiel import checks, reports
 from smmcts_spiel.bot_specs import information_warning, make_bot, own_budget, parse_bot_spec
+from smmcts_spiel.reports import tables
 
 
 def game_seed(base_seed: int, pair_index: int, game_index: int) -> int:
@@ -115,11 +115,19 @@ class MatchResult:
         return float(np.mean(self.returns))
 
     @property
+    def interval(self) -> reports.Interval:
+        """The mean return with its 95% t interval (undefined below two games, or when every
+        game had the same return)."""
+        return reports.mean_interval(self.returns)
+
+    @property
     def ci95(self) -> float:
-        """Half-width of the normal 95% interval of the mean return."""
-        if self.games < 2:
-            return math.inf
-        return 1.96 * float(np.std(self.returns, ddof=1)) / math.sqrt(self.games)
+        """Half-width of the 95% t interval of the mean return (inf when undefined)."""
+        return self.interval.half_width
+
+    def rate(self, sign: int) -> reports.Interval:
+        """The rate of A's wins (``sign=1``), draws (0) or losses (-1), Wilson interval."""
+        return reports.rate_interval(self._count(sign), self.games)
 
     @property
     def score(self) -> float:
@@ -161,12 +169,10 @@ def round_robin(game: pyspiel.Game, specs: list[str], num_games: int, seed: int 
 
 
 def format_table(results: list[MatchResult]) -> str:
-    """A fixed-width table: one row per match, from the first bot's point of view."""
-    width_a = max(len("bot A"), *(len(r.bot_a) for r in results))
-    width_b = max(len("bot B"), *(len(r.bot_b) for r in results))
-    lines = [f"{'bot A':<{width_a}}  {'bot B':<{width_b}}  games  wins  draws  losses  "
-             "mean return A (95% CI)"]
-    for r in results:
-        lines.append(f"{r.bot_a:<{width_a}}  {r.bot_b:<{width_b}}  {r.games:5d}  {r.wins:4d}  "
-                     f"{r.draws:5d}  {r.losses:6d}  {r.mean:+.3f} +- {r.ci95:.3f}")
-    return "\n".join(lines)
+    """A plain-text table: one row per match, from the first bot's point of view, with the
+    95% intervals of A's win rate (Wilson) and mean return (t)."""
+    rows = [[r.bot_a, r.bot_b, r.games, r.wins, r.draws, r.losses,
+             r.rate(1).format(digits=2, sign=False, style="[]"), r.interval.format()]
+            for r in results]
+    return tables.text(rows, ["bot A", "bot B", "games", "wins", "draws", "losses",
+                              "win rate A [95%]", "mean return A (95% interval)"])

@@ -9,9 +9,10 @@ pair ``p`` of game number ``k`` is seeded by the match runner's
 
 Ratings are a Bradley-Terry fit (:func:`fit_elo`): bot ``i`` scores ``s = 1, 1/2, 0``
 (win, draw, loss) against ``j`` with expected score ``1 / (1 + 10**((r_j - r_i) / 400))``
-(the Elo scale); the ratings maximise the likelihood of the scores, with one virtual draw
-per pair of bots so that a perfect record has a finite rating, and are centred on mean 0.
-Their 95% intervals come from a seeded bootstrap over games.
+(the Elo scale); the ratings maximise the likelihood of the scores (``choix``), with one
+virtual draw per pair of bots so that a perfect record has a finite rating, and are centred
+on mean 0. Their 95% intervals come from a seeded percentile bootstrap over games
+(``scipy.stats.bootstrap``).
 """
 
 from __future__ import annotations
@@ -23,10 +24,11 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import choix
 import numpy as np
-from scipy import optimize
+from scipy import stats
 
-from smmcts_spiel import checks
+from smmcts_spiel import checks, reports
 from smmcts_spiel.match import MatchResult
 
 #: Pair indices of different games are this far apart, so no two games share seeds.
@@ -127,42 +129,98 @@ def fit_elo(num_bots: int, winners: np.ndarray, losers: np.ndarray,
             scores: np.ndarray) -> np.ndarray:
     """Bradley-Terry ratings (Elo scale, mean 0) from games ``winners[g]`` vs ``losers[g]``
     where ``winners[g]`` scored ``scores[g]`` (1, 1/2 or 0), plus one virtual draw per pair
-    of bots (which also ties together bots that never met, as in a gauntlet)."""
-    pairs = list(itertools.combinations(range(num_bots), 2))
-    a = np.concatenate([winners, [i for i, _ in pairs]]).astype(int)
-    b = np.concatenate([losers, [j for _, j in pairs]]).astype(int)
-    s = np.concatenate([scores, np.full(len(pairs), 0.5)])
+    of bots (which also ties together bots that never met, as in a gauntlet).
 
-    def negative_log_likelihood(r):
-        d = r[a] - r[b]
-        nll = np.sum(s * np.logaddexp(0, -d) + (1 - s) * np.logaddexp(0, d))
-        p = 1 / (1 + np.exp(-d))
-        grad_d = p - s
-        grad = np.bincount(a, grad_d, num_bots) - np.bincount(b, grad_d, num_bots)
-        return nll, grad
-
-    fit = optimize.minimize(negative_log_likelihood, np.zeros(num_bots), jac=True,
-                            method="L-BFGS-B")
-    r = fit.x - fit.x.mean()
-    return r * ELO_SCALE
+    The maximum-likelihood fit is ``choix.ilsr_pairwise``'s. A game counts as two
+    comparisons (a win both, a draw one each way, a loss none), so that draws are half
+    wins: the likelihood is twice that of the scores, with the same maximum.
+    """
+    winners, losers = np.asarray(winners, dtype=int), np.asarray(losers, dtype=int)
+    won = np.rint(2 * np.asarray(scores, dtype=float)).astype(int)  # comparisons won of 2
+    if np.any((won < 0) | (won > 2)):
+        raise ValueError("scores must be 1 (win), 1/2 (draw) or 0 (loss)")
+    comparisons = []
+    for a, b, k in zip(winners.tolist(), losers.tolist(), won.tolist()):
+        comparisons += [(a, b)] * k + [(b, a)] * (2 - k)
+    for a, b in itertools.combinations(range(num_bots), 2):
+        comparisons += [(a, b), (b, a)]
+    strength = choix.ilsr_pairwise(num_bots, comparisons, tol=1e-10)
+    return (strength - strength.mean()) * ELO_SCALE
 
 
 def elo_with_intervals(num_bots: int, winners, losers, scores, bootstrap: int = 200,
                        seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Ratings and their 95% bootstrap intervals (games resampled with replacement)."""
+    """Ratings and their 95% percentile bootstrap intervals (``scipy.stats.bootstrap``,
+    ``bootstrap`` resamples of the games with replacement, seeded)."""
     checks.check_count(bootstrap, "bootstrap", minimum=1)
     winners, losers, scores = map(np.asarray, (winners, losers, scores))
     ratings = fit_elo(num_bots, winners, losers, scores)
-    rng = np.random.default_rng(seed)
-    samples = []
-    for _ in range(bootstrap):
-        k = rng.integers(len(scores), size=len(scores))
-        samples.append(fit_elo(num_bots, winners[k], losers[k], scores[k]))
-    low, high = np.percentile(samples, [2.5, 97.5], axis=0)
-    return ratings, low, high
+    if len(scores) < 2:
+        nan = np.full(num_bots, np.nan)
+        return ratings, nan, nan
+    result = stats.bootstrap(
+        (np.arange(len(scores)),),
+        lambda games: fit_elo(num_bots, winners[games], losers[games], scores[games]),
+        n_resamples=bootstrap, vectorized=False, method="percentile",
+        confidence_level=reports.CONFIDENCE, random_state=np.random.default_rng(seed))
+    return ratings, result.confidence_interval.low, result.confidence_interval.high
 
 
-def elo_games(results: Sequence[PairResult], bots: Sequence[str]):
+def pairs_by_game(rows: Sequence[dict], games: Sequence[str], bots: Sequence[str],
+                  half_sums: dict[str, float]) -> dict[str, list[PairResult]]:
+    """The pair results of every game of the games ``rows`` (as :func:`read_games_csv`
+    returns them); ``half_sums[game]`` is half the game's utility sum (a return's zero)."""
+    index = {b: k for k, b in enumerate(bots)}
+    pairs = {}
+    for game in games:
+        per_pair: dict[tuple[int, int], list] = {}
+        for r in rows:
+            if r["game"] == game:
+                per_pair.setdefault((index[r["first"]], index[r["second"]]), []).append(
+                    [r["return_first"], r["return_second"]])
+        pairs[game] = pair_results(game, bots, {k: np.array(v, dtype=float)
+                                                for k, v in per_pair.items()}, half_sums[game])
+    return pairs
+
+
+def ratings_by_game(pairs: dict[str, list[PairResult]], bots: Sequence[str],
+                    bootstrap: int = 200, seed: int = 0) -> dict[str, tuple]:
+    """Ratings with their intervals (:func:`elo_with_intervals`) per game and over all
+    games (label ``"all games"``)."""
+    ratings = {}
+    for label, results in [*pairs.items(), ("all games", sum(pairs.values(), []))]:
+        ratings[label] = elo_with_intervals(len(bots), *elo_games(results, bots),
+                                            bootstrap=bootstrap, seed=seed)
+    return ratings
+
+
+def write_pairs_csv(path: str | os.PathLike, pairs: dict[str, list[PairResult]]) -> None:
+    """One row per game and pair: A's mean return over both seats with the half-width of
+    its 95% t interval (empty when undefined), wins / draws / losses, score."""
+    with open(path, "w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["game", "bot_a", "bot_b", "games", "mean_a", "ci95", "wins_a",
+                         "draws", "losses_a", "score_a"])
+        for game, results in pairs.items():
+            for r in results:
+                interval = r.interval
+                writer.writerow([game, r.bot_a, r.bot_b, r.games, f"{r.mean:.4f}",
+                                 f"{interval.half_width:.4f}" if interval.defined else "",
+                                 r.wins, r.draws, r.losses, f"{r.score:.4f}"])
+
+
+def write_ratings_csv(path: str | os.PathLike, bots: Sequence[str], ratings: dict) -> None:
+    """One row per set of games (each game, all games) and bot: Elo and its interval."""
+    with open(path, "w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["games", "bot", "elo", "elo_low", "elo_high"])
+        for label, (r, lo, hi) in ratings.items():
+            for k, bot in enumerate(bots):
+                writer.writerow([label, bot, f"{r[k]:.1f}", f"{lo[k]:.1f}", f"{hi[k]:.1f}"])
+
+
+def elo_games(results: Sequence[PairResult],
+              bots: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(first bots, second bots, scores of the first) of every game in ``results``."""
     index = {b: k for k, b in enumerate(bots)}
     a, b, s = [], [], []

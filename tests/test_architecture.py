@@ -1,6 +1,7 @@
 """The import rule of docs/architecture.md: layers, arrows pointing down, no private names.
 
-checks <- trees <- games <- {search, exact} <- imperfect <- bots <- {match, experiments, ...}.
+{checks, reports} <- trees <- games <- {search, exact} <- imperfect <- bots <- {match,
+experiments, ...}.
 A module may import from its own subpackage and from lower layers; ``search`` and ``exact``
 do not import each other; ``imperfect`` builds on ``search``'s selectors, never the
 reverse; nothing imports another module's (or OpenSpiel's) private names.
@@ -17,8 +18,8 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 # Source folder -> installed package (the setuptools package-dir mapping of pyproject.toml).
 SOURCES = {"smmcts_spiel": "smmcts_spiel", "games": "smmcts_spiel.games",
            "bots": "smmcts_spiel.bots"}
-LAYERS = {"checks": 0, "trees": 1, "games": 2, "search": 3, "exact": 3, "imperfect": 4,
-          "bots": 5}
+LAYERS = {"checks": 0, "reports": 0, "trees": 1, "games": 2, "search": 3, "exact": 3,
+          "imperfect": 4, "bots": 5}
 APPLICATION_LAYER = 6  # everything else: match, bot specs, experiments, ...
 EXTERNAL_MODULES = ("smmcts_spiel", "open_spiel", "pyspiel")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pyspiel
 import pytest
+from scipy import stats
 
 import smmcts_spiel  # noqa: F401
 from smmcts_spiel.exact import solver
@@ -123,7 +124,7 @@ def test_the_seat_stratified_interval_is_the_mean_of_the_seat_means_with_their_v
     mean, half = el.seat_stratified_interval(np.array([1.0, 10.0, 3.0, 14.0]),
                                              np.array([0, 1, 0, 1]))
     assert mean == pytest.approx(7.0)
-    assert half == pytest.approx(1.96 * np.sqrt(1.25))
+    assert half == pytest.approx(stats.t.ppf(0.975, 2) * np.sqrt(1.25))  # t, 4 - 2 d.o.f.
     # A seat's value (+c in one seat, -c in the other) shifts the seat means only.
     rng = np.random.default_rng(0)
     x, seats = rng.normal(size=40), np.arange(40) % 2
@@ -147,6 +148,6 @@ def test_on_played_games_with_unequal_seat_values_the_stratified_interval_is_nar
     direct = [estimate[seats == s] for s in (0, 1)]
     assert mean == pytest.approx(estimate.mean())
     assert mean == pytest.approx((direct[0].mean() + direct[1].mean()) / 2)
-    assert half == pytest.approx(1.96 * np.sqrt(
+    assert half == pytest.approx(stats.t.ppf(0.975, 38) * np.sqrt(
         (direct[0].var(ddof=1) + direct[1].var(ddof=1)) / 20 / 4))
-    assert half < 0.8 * 1.96 * estimate.std(ddof=1) / np.sqrt(40)
+    assert half < 0.8 * stats.t.ppf(0.975, 39) * estimate.std(ddof=1) / np.sqrt(40)

@@ -112,7 +112,7 @@ def test_round_robin_and_table():
         ("smmcts(iterations=50)", "mcts(iterations=50)"),
         ("smmcts(iterations=50)", "random"), ("mcts(iterations=50)", "random")]
     table = match.format_table(results)
-    assert "wins" in table and len(table.splitlines()) == 4
+    assert "wins" in table and len(table.splitlines()) == 5  # header, rule, three matches
 
 
 def test_match_script_reports_a_bad_game_clearly():

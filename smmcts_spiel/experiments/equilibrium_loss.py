@@ -34,6 +34,7 @@ from __future__ import annotations
 import numpy as np
 import pyspiel
 
+from smmcts_spiel import reports
 from smmcts_spiel.bot_specs import make_bot
 from smmcts_spiel.bots import SMMCTSBot
 from smmcts_spiel.bots.equilibrium_bot import EquilibriumBot, solution_of
@@ -178,7 +179,8 @@ def _rule_strategies(bot, state, seat, rules) -> list[dict[int, float]]:
 
 
 def seat_stratified_interval(values: np.ndarray, seats: np.ndarray) -> tuple[float, float]:
-    """Mean of the per-seat means of ``values`` (one per game) and its 95% half-width.
+    """Mean of the per-seat means of ``values`` (one per game) and the half-width of its 95%
+    t interval (``len(values) - 2`` degrees of freedom; inf when the values do not vary).
 
     The variance is (sum over seats of the seat's sample variance / its number of games) / 4.
     A seat's game value (+v or -v) is constant within the seat, so it drops out of the
@@ -189,7 +191,10 @@ def seat_stratified_interval(values: np.ndarray, seats: np.ndarray) -> tuple[flo
     if min(len(x) for x in groups) < 2:
         raise ValueError("the seat-stratified interval needs at least two games in each seat")
     variance = sum(x.var(ddof=1) / len(x) for x in groups) / 4
-    return float(np.mean([x.mean() for x in groups])), float(1.96 * np.sqrt(variance))
+    interval = reports.interval_from_standard_error(
+        float(np.mean([x.mean() for x in groups])), float(np.sqrt(variance)), n=len(values),
+        degrees_of_freedom=len(values) - 2)
+    return interval.estimate, interval.half_width
 
 
 def play_games(game: str, spec: str, base_seed: int, start: int, stop: int,

@@ -10,7 +10,6 @@ up.
 
 from __future__ import annotations
 
-import math
 import random
 import time
 
@@ -19,7 +18,7 @@ import pyspiel
 from open_spiel.python.algorithms.evaluate_bots import evaluate_bots
 from tqdm.auto import tqdm
 
-from smmcts_spiel import checks
+from smmcts_spiel import checks, reports
 from smmcts_spiel.bots import BeliefSamplerBot, ISSMMCTSBot, MMCTSBot, OOSBot
 from smmcts_spiel.bots.openspiel_bots import ISMCTSBot
 from smmcts_spiel.bots.smmcts_bot import DEFAULT_THRESHOLD
@@ -107,11 +106,12 @@ def play_pair(game: pyspiel.Game, name_a: str, name_b: str, num_games: int,
 
 
 def summary(returns) -> dict:
-    """Wins, draws, losses, mean return and the half-width of its normal 95% interval."""
+    """Wins, draws, losses, mean return and the half-width of its 95% t interval (inf when
+    the games cannot give one: fewer than two, or all the same)."""
     r = np.asarray(returns, dtype=float)
-    half = (1.96 * float(np.std(r, ddof=1)) / math.sqrt(len(r))) if len(r) > 1 else math.inf
     return {"games": len(r), "wins": int(np.sum(r > 0)), "draws": int(np.sum(r == 0)),
-            "losses": int(np.sum(r < 0)), "mean": float(np.mean(r)), "ci95": half}
+            "losses": int(np.sum(r < 0)), "mean": float(np.mean(r)),
+            "ci95": reports.mean_interval(r).half_width}
 
 
 def pair_job(game: str, bot_a: str, bot_b: str, num_games: int, time_limit: float,

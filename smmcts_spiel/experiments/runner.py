@@ -31,6 +31,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from typing import Any
 
 import numpy as np
+from absl import logging
 from tqdm.auto import tqdm
 
 from smmcts_spiel.experiments import outputs
@@ -232,7 +233,7 @@ def _load_result(path: str, record: str) -> Result | None:
 
 
 def _redo(path: str, reason: str) -> None:
-    print(f"{path}: {reason}; computing it again", file=sys.stderr)
+    logging.warning("%s: %s; computing it again", path, reason)
     os.replace(path, f"{path}.bad")  # Kept for inspection; never read again.
 
 

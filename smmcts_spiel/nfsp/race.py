@@ -17,6 +17,8 @@ from typing import Any
 
 from tqdm import tqdm
 
+from smmcts_spiel.reports import plots
+
 FIELDS = ("algorithm", "seed", "train_seconds", "cpu_seconds", "episodes", "e1", "e2",
           "nash_conv")
 
@@ -60,37 +62,30 @@ def plot(csv_path: str | list[str], png_path: str, title: str, *, scale: float =
          anchors: dict[str, float] | None = None, x: str = "train_seconds") -> None:
     """One curve per algorithm (and seed, if the CSVs hold several): ``scale * nash_conv``
     against training wall time (or another column, e.g. ``x="episodes"``)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     rows = []
     for path in [csv_path] if isinstance(csv_path, str) else csv_path:
         with open(path) as f:
             rows += list(csv.DictReader(f))
     seeds = len({r["seed"] for r in rows}) > 1
     colours: dict[str, Any] = {}  # matplotlib's colour type
-    fig, ax = plt.subplots(figsize=(6.4, 4.2))
-    for name, seed in dict.fromkeys((r["algorithm"], r["seed"]) for r in rows):
-        mine = [r for r in rows if (r["algorithm"], r["seed"]) == (name, seed)]
-        line, = ax.plot([float(r[x]) for r in mine],
-                        [scale * float(r["nash_conv"]) for r in mine], marker="o",
-                        markersize=3, color=colours.get(name),
-                        linestyle="-" if seed == rows[0]["seed"] else "--",
-                        label=f"{name}, seed {seed}" if seeds else name)
-        colours.setdefault(name, line.get_color())
-    for label, y in (anchors or {}).items():
-        ax.axhline(y, color="grey", linestyle=":", linewidth=1)
-        ax.text(0.01, y, label, transform=ax.get_yaxis_transform(), fontsize=7, color="grey",
-                verticalalignment="bottom")
-    if log_y:
-        ax.set_yscale("log")
-    ax.set_xlabel({"train_seconds": "training wall time (s)",
-                   "cpu_seconds": "CPU time of the learner's processes (s)"}.get(x, x))
-    ax.set_ylabel(ylabel)
-    ax.set_title(title, fontsize=9)
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(png_path, dpi=110)
-    plt.close(fig)
+    with plots.saved_figure(png_path, (6.4, 4.2)) as fig:
+        ax = fig.subplots()
+        for name, seed in dict.fromkeys((r["algorithm"], r["seed"]) for r in rows):
+            mine = [r for r in rows if (r["algorithm"], r["seed"]) == (name, seed)]
+            line, = ax.plot([float(r[x]) for r in mine],
+                            [scale * float(r["nash_conv"]) for r in mine], marker="o",
+                            markersize=3, color=colours.get(name),
+                            linestyle="-" if seed == rows[0]["seed"] else "--",
+                            label=f"{name}, seed {seed}" if seeds else name)
+            colours.setdefault(name, line.get_color())
+        for label, y in (anchors or {}).items():
+            ax.axhline(y, color="grey", linestyle=":", linewidth=1)
+            ax.text(0.01, y, label, transform=ax.get_yaxis_transform(), fontsize=7, color="grey",
+                    verticalalignment="bottom")
+        if log_y:
+            ax.set_yscale("log")
+        ax.set_xlabel({"train_seconds": "training wall time (s)",
+                       "cpu_seconds": "CPU time of the learner's processes (s)"}.get(x, x))
+        ax.set_ylabel(ylabel)
+        ax.set_title(title, fontsize=9)
+        ax.legend()
