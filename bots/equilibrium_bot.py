@@ -23,13 +23,16 @@ from smmcts_spiel.exact import solver
 _SOLUTIONS: dict[str, solver.Solution] = {}  # game string -> solution, per process
 
 
-def solution_of(game: pyspiel.Game, cache_dir: str | os.PathLike | None = None
-                ) -> solver.Solution:
+def solution_of(game: pyspiel.Game, cache_dir: str | os.PathLike | None = None,
+                max_states: int | None = solver.MAX_STATES) -> solver.Solution:
     """The exact solution of ``game``, computed on first use and kept for the process.
 
     With ``cache_dir``, also kept on disk there (one JSON file per game string, see
-    :func:`smmcts_spiel.exact.solver.save_solution`): read if present, written after
-    solving otherwise, so that e.g. Goofspiel-6 is solved once, not in every process.
+    :func:`smmcts_spiel.exact.solver.save_solution`): read and checked if present
+    (:func:`~smmcts_spiel.exact.solver.load_solution` refuses a file that is not an
+    equilibrium of ``game``), written after solving otherwise, so that e.g. Goofspiel-6 is
+    solved once, not in every process. A game of more than about ``max_states`` states is
+    refused before solving (None: no limit).
     """
     name = str(game)
     if name not in _SOLUTIONS:
@@ -38,9 +41,9 @@ def solution_of(game: pyspiel.Game, cache_dir: str | os.PathLike | None = None
             digest = hashlib.sha256(name.encode()).hexdigest()[:16]
             path = os.path.join(cache_dir, f"{game.get_type().short_name}_{digest}.json")
         if path is not None and os.path.exists(path):
-            _SOLUTIONS[name] = solver.load_solution(game, path)
+            _SOLUTIONS[name] = solver.load_solution(game, path, max_states)
         else:
-            _SOLUTIONS[name] = solver.solve(game)
+            _SOLUTIONS[name] = solver.solve(game, max_states=max_states)
             if path is not None and cache_dir is not None:
                 os.makedirs(cache_dir, exist_ok=True)
                 solver.save_solution(_SOLUTIONS[name], path)
@@ -48,26 +51,41 @@ def solution_of(game: pyspiel.Game, cache_dir: str | os.PathLike | None = None
 
 
 class EquilibriumBot(pyspiel.Bot):
-    """Samples its move from an exact equilibrium strategy at every state."""
+    """Samples its move from an exact equilibrium strategy at every state.
+
+    ``solution``: the game's solution if already at hand (it must be of ``game``);
+    otherwise :func:`solution_of` solves the game, refusing one of more than about
+    ``max_states`` states (None: no limit) before it starts. A state of another game is
+    refused.
+    """
 
     def __init__(self, game: pyspiel.Game, player_id: int, seed: int | None = None,
-                 solution: solver.Solution | None = None):
+                 solution: solver.Solution | None = None,
+                 max_states: int | None = solver.MAX_STATES):
         super().__init__()
         self.player_id = checks.check_player_id(player_id)
         if solution is None:
             solver.check_game(game)
-            solution = solution_of(game)
+            solution = solution_of(game, max_states=max_states)
+        elif str(solution.game) != str(game):
+            raise ValueError(f"EquilibriumBot for {game} was given the solution of "
+                             f"{solution.game}; solve this game (solution=None)")
+        self._game = str(game)
         self.solution = solution
         self._rng = np.random.default_rng(seed)
 
     def restart_at(self, state: pyspiel.State) -> None:
-        pass
+        checks.check_state_game(state, self._game, "EquilibriumBot")
 
     def provides_policy(self) -> bool:
         return True
 
     def step_with_policy(self, state: pyspiel.State):
         """(this player's equilibrium strategy as (action, p) pairs, the sampled action)."""
+        checks.check_state_game(state, self._game, "EquilibriumBot")
+        if state.is_chance_node():
+            raise ValueError("EquilibriumBot.step called at a chance node: chance moves are "
+                             "sampled by the game runner, not by a bot")
         probs = self.solution.action_probabilities(state, self.player_id)
         if not probs:
             raise ValueError(f"EquilibriumBot (player {self.player_id}) has no move here: "

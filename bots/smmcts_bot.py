@@ -9,6 +9,7 @@ from absl import logging
 
 from smmcts_spiel.bots.search_bot import SearchBot
 from smmcts_spiel.games import kernels
+from smmcts_spiel.search import tree_arrays
 from smmcts_spiel.search.array_engine import ArraySMMCTS
 from smmcts_spiel.search.kernel_engine import KernelSMMCTS
 from smmcts_spiel.search.root_parallel import RootParallelSearch, check_threads
@@ -68,6 +69,10 @@ class SMMCTSBot(SearchBot):
         subtree between moves, ``iterations`` is split over them, and the move is read from
         their summed statistics. At most the cores this process may use; more than 1 needs
         the kernel engine (the others hold Python's global interpreter lock).
+      max_memory: bytes the search tree of the kernel and generic engines may take (default
+        4 GiB, at most half the machine's memory); a search that fills it stops and plays
+        from the tree it has (one warning in the log), so a long time limit never exhausts
+        memory. The reference engine has no bound.
     """
 
     def __init__(self, game: pyspiel.Game, player_id: int, selector: str = "rm",
@@ -75,7 +80,8 @@ class SMMCTSBot(SearchBot):
                  iterations: int | None = 1000,
                  time_limit: float | None = None, final_strategy: str = "empirical",
                  seed: int | None = None, evaluator=None, engine: str = "auto",
-                 threshold: float = DEFAULT_THRESHOLD, threads: int = 1):
+                 threshold: float = DEFAULT_THRESHOLD, threads: int = 1,
+                 max_memory: int = tree_arrays.DEFAULT_MAX_MEMORY):
         super().__init__(game, player_id, iterations, time_limit, seed)
         if engine not in ENGINES:
             raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
@@ -105,14 +111,17 @@ class SMMCTSBot(SearchBot):
                                  f"({', '.join(kernels.EVALUATORS)}); a Python evaluator "
                                  "needs engine='generic'")
             default = kernel.default_evaluator if kernel else "random_rollout"
-            searches = [KernelSMMCTS(game, evaluator=evaluator or default, seed=seed, **options)
-                        for seed in seeds]
+            searches = [KernelSMMCTS(game, evaluator=evaluator or default, seed=seed,
+                                     max_memory=max_memory, **options) for seed in seeds]
         else:
             if isinstance(evaluator, str):
                 raise ValueError(f"evaluator {evaluator!r} names a kernel evaluator; the "
                                  f"{engine} engine takes an object with evaluate(state)")
-            engine_class = ArraySMMCTS if engine == "generic" else SMMCTS
-            searches = [engine_class(game, evaluator=evaluator, seed=seeds[0], **options)]
+            if engine == "generic":
+                searches = [ArraySMMCTS(game, evaluator=evaluator, seed=seeds[0],
+                                        max_memory=max_memory, **options)]
+            else:
+                searches = [SMMCTS(game, evaluator=evaluator, seed=seeds[0], **options)]
         self._search = searches[0] if threads == 1 else RootParallelSearch(searches)
 
     def restart_at(self, state: pyspiel.State) -> None:

@@ -8,6 +8,7 @@ a game outside their scope, a player id, a budget, a probability vector. Each ch
 from __future__ import annotations
 
 import difflib
+import functools
 import math
 from collections.abc import Iterable, Mapping, Sequence
 
@@ -150,14 +151,25 @@ def check_probability(value, name: str, *, below_one: bool = False) -> float:
     return float(value)
 
 
-def check_size(count: int, limit: int, what: str, fix: str, unit: str = "items") -> None:
+def check_size(count: float, limit: float, what: str, fix: str, unit: str = "items") -> None:
     """Refuse, before allocating anything, a structure of ``count`` ``unit`` above ``limit``.
 
     ``what`` names the structure and its parameters, ``fix`` what to choose instead.
     """
     if count > limit:
-        raise ValueError(f"{what} would have about {count:.3g} {unit}, more than the limit "
-                         f"of {limit:.3g}; {fix}")
+        raise ValueError(f"{what} would have about {_approximately(count)} {unit}, more than "
+                         f"the limit of {_approximately(limit)}; {fix}")
+
+
+def _approximately(count) -> str:
+    """``count`` to 3 digits, also an integer too large for a float (e.g. ``1e+400``)."""
+    try:
+        return f"{float(count):.3g}"
+    except OverflowError:
+        count = int(count)
+        shift = count.bit_length() - 64
+        exponent = math.log10(count >> shift) + shift * math.log10(2)
+        return f"{10 ** (exponent % 1):.3g}e+{int(exponent)}"
 
 
 def check_state_game(state: pyspiel.State, game: str, who: str) -> None:
@@ -170,3 +182,43 @@ def check_state_game(state: pyspiel.State, game: str, who: str) -> None:
     if state_game != game:
         raise ValueError(f"{who} was built for {game} but got a state of {state_game}; "
                          "build a new bot for that game")
+
+
+@functools.lru_cache(maxsize=64)
+def _turn_based_string(game_string: str) -> str:
+    return str(pyspiel.convert_to_turn_based(pyspiel.load_game(game_string)))
+
+
+def state_of_game(state: pyspiel.State, game: pyspiel.Game, who: str) -> pyspiel.State:
+    """The state of ``game`` that ``state`` stands for; refuses any other game's state.
+
+    ``state`` itself if it is a state of ``game``. For a state of
+    ``pyspiel.convert_to_turn_based(game)`` (OpenSpiel's evaluators walk that game), the
+    state of ``game`` it is in: inside a simultaneous round, the state before the round,
+    since the moves already chosen in the round are applied only when all are chosen (and
+    the later movers cannot see them).
+    """
+    state_game = state.get_game()
+    game_string = str(game)
+    if str(state_game) == game_string:
+        return state
+    simultaneous = game.get_type().dynamics == _Dynamics.SIMULTANEOUS
+    if not simultaneous or str(state_game) != _turn_based_string(game_string):
+        raise ValueError(f"{who} answers for states of {game_string}"
+                         + (" (or of its convert_to_turn_based game)" if simultaneous else "")
+                         + f", not for a state of {state_game}")
+    own = game.new_initial_state()
+    chosen: list[int] = []
+    for action in state.history():
+        if not own.is_simultaneous_node():
+            own.apply_action(action)
+            continue
+        chosen.append(action)
+        movers = [p for p in range(game.num_players()) if own.legal_actions(p)]
+        if len(chosen) == len(movers):
+            joint = [0] * game.num_players()  # a player without moves: 0, as OpenSpiel does
+            for p, a in zip(movers, chosen):
+                joint[p] = a
+            own.apply_actions(joint)
+            chosen = []
+    return own

@@ -25,13 +25,16 @@ from __future__ import annotations
 
 import ast
 import json
+import math
 import os
+import random
 import sys
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 
 import numpy as np
 import pyspiel
+import tqdm
 from open_spiel.python import policy as policy_lib
 
 from smmcts_spiel import checks, trees
@@ -182,6 +185,101 @@ def _oshi_zumo_key(game: pyspiel.Game) -> Callable[[pyspiel.State], Hashable]:
 
 TRANSPOSITION_KEYS["oshi_zumo"] = _oshi_zumo_key
 
+# ----------------------------------------------------------------------------------------
+# Sizes, before solving
+
+#: Estimated distinct states (each a stage game) :func:`solve` and :func:`game_value` take
+#: on unless told otherwise (``max_states``). The estimates are upper bounds: 4x4 Othello's
+#: is 1.06 million (it has 56,621, solved in 12 s); at the 0.15-0.7 ms a state measured on
+#: Goofspiel and Oshi-Zumo (shared 2-core machine, 2026-11-25) 2 million states would take
+#: 5-23 minutes.
+MAX_STATES = 2_000_000
+
+#: ``estimate(game) -> states`` per game short name: an upper bound on the distinct
+#: non-terminal states the solver visits with the game's transposition key.
+STATE_ESTIMATES: dict[str, Callable[[pyspiel.Game], float]] = {}
+
+
+def _goofspiel_states(game: pyspiel.Game) -> float:
+    """Both hands after ``r`` rounds (``C(n, r)`` each), the prizes dealt (random order: which
+    ones, and the one on the table or none yet) and the point difference (at most twice the
+    ``r`` largest prizes)."""
+    params = game.get_parameters()
+    n = params["num_cards"]
+    turns = params.get("num_turns", -1)
+    turns = n if turns is None or turns < 0 else min(turns, n)
+    total = 0.0
+    for r in range(turns):
+        prizes = math.comb(n, r) * (n - r + 1) if params["points_order"] == "random" else 1
+        differences = 2 * sum(range(n - r + 1, n + 1)) + 1
+        total += float(math.comb(n, r)) ** 2 * prizes * differences
+    return total
+
+
+def _oshi_zumo_states(game: pyspiel.Game) -> float:
+    """Both players' coins, the wrestler's position and the move number."""
+    params = game.get_parameters()
+    return float(params["coins"] + 1) ** 2 * (2 * params["size"] + 1) * params["horizon"]
+
+
+def _othello_states(game: pyspiel.Game) -> float:
+    """Each cell but the four starting ones empty, black or white, and who moves."""
+    return 2.0 * 3.0 ** (game.get_parameters()["board_size"] ** 2 - 4)
+
+
+STATE_ESTIMATES.update(goofspiel=_goofspiel_states, smmcts_goofspiel=_goofspiel_states,
+                       oshi_zumo=_oshi_zumo_states, smmcts_othello=_othello_states)
+
+
+def estimate_states(game: pyspiel.Game, use_transpositions: bool = True,
+                    walks: int = 64) -> float:
+    """About how many distinct non-terminal states (stage games) solving ``game`` visits.
+
+    An explicit tree's stages are counted; a game of :data:`STATE_ESTIMATES` gets its upper
+    bound; any other game Knuth's estimate of its tree's size from ``walks`` random walks
+    (each adds up, depth by depth, the product of the branching factors it met: an unbiased
+    estimate of the number of nodes, an over-estimate when transpositions merge states).
+    """
+    tree = explicit_tree(game)
+    if tree is not None:
+        return float(sum(1 for node in trees.iter_nodes(tree.root) if not trees.is_leaf(node)))
+    estimate = STATE_ESTIMATES.get(game.get_type().short_name)
+    if use_transpositions and estimate is not None:
+        return estimate(game)
+    rng = random.Random(0)
+    total = 0.0
+    for _ in range(walks):
+        state, weight = game.new_initial_state(), 1.0
+        while not state.is_terminal() and weight < 1e300:
+            total += weight / walks
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                weight *= len(outcomes)
+                state.apply_action(rng.choice(outcomes)[0])
+                continue
+            rows, cols = legal_actions(state, 0), legal_actions(state, 1)
+            weight *= max(len(rows), 1) * max(len(cols), 1)
+            if state.is_simultaneous_node():
+                state.apply_actions([rng.choice(rows), rng.choice(cols)])
+            else:
+                state.apply_action(rng.choice(rows or cols))
+    return min(total, 1e300)
+
+
+def check_size(game: pyspiel.Game, max_states: int | None = MAX_STATES,
+               use_transpositions: bool = True) -> float:
+    """Refuse (ValueError) to solve ``game`` if it has more than about ``max_states`` states
+    (None: no limit); returns the estimate (:func:`estimate_states`)."""
+    estimate = estimate_states(game, use_transpositions)
+    if max_states is not None:
+        minutes = estimate * 1e-3 / 60
+        checks.check_size(
+            estimate, max_states, f"the game {game}",
+            f"at 0.1-1 ms a state that could take {minutes / 10:.3g} to {minutes:.3g} "
+            "minutes; choose a smaller game, or pass max_states=None (or a larger limit) to "
+            "solve it anyway", unit="states (stage games) to solve")
+    return estimate
+
 
 @dataclass(frozen=True)
 class StateSolution:
@@ -218,7 +316,10 @@ class Solution(policy_lib.Policy):
         return len(self._table)
 
     def state_solution(self, state: pyspiel.State) -> StateSolution:
-        """Value and equilibrium strategies at a non-terminal ``state`` of the game."""
+        """Value and equilibrium strategies at a non-terminal ``state`` of the game (or of its
+        turn-based conversion: see :func:`smmcts_spiel.checks.state_of_game`); a state of
+        another game is refused (ValueError)."""
+        state = checks.state_of_game(state, self.game, "the solution")
         if state.is_terminal():
             raise ValueError("a terminal state has no strategies; use state.returns()")
         try:
@@ -228,6 +329,7 @@ class Solution(policy_lib.Policy):
 
     def state_value(self, state: pyspiel.State) -> float:
         """Player 1's equilibrium value of the subgame at ``state``."""
+        state = checks.state_of_game(state, self.game, "the solution")
         if state.is_terminal():
             return float(state.returns()[0])
         return self.state_solution(state).value
@@ -323,15 +425,31 @@ def solution_key(game: pyspiel.Game, use_transpositions: bool = True
 
 
 class _BackwardInduction:
-    """One solve of a pyspiel game; ``table`` maps state keys to :class:`StateSolution`."""
+    """One solve of a pyspiel game; ``table`` maps state keys to :class:`StateSolution`.
 
-    def __init__(self, game: pyspiel.Game, use_transpositions: bool, keep_strategies: bool):
+    Refuses a game above ``max_states`` (:func:`check_size`) before solving; a solve of
+    more than a few seconds shows a progress bar (tqdm, on a terminal).
+    """
+
+    def __init__(self, game: pyspiel.Game, use_transpositions: bool, keep_strategies: bool,
+                 max_states: int | None):
         check_game(game)
+        estimate = check_size(game, max_states, use_transpositions)
         self.keep_strategies = keep_strategies
         self.memoize = (use_transpositions and transposition_key(game) is not None
                         or keep_strategies)
         self.key = solution_key(game, use_transpositions)
         self.table: dict = {}
+        self.progress = tqdm.tqdm(total=estimate, desc=f"solving {game.get_type().short_name}",
+                                  unit=" states", delay=3.0, leave=False, disable=None)
+        self.solved = 0
+
+    def run(self, game: pyspiel.Game) -> float:
+        """Player 1's value of ``game`` (its table filled as it goes)."""
+        try:
+            return with_recursion_limit(lambda: self.value(game.new_initial_state()), game)
+        finally:
+            self.progress.close()
 
     def value(self, state: pyspiel.State) -> float:
         if state.is_terminal():
@@ -360,6 +478,9 @@ class _BackwardInduction:
             solution = StateSolution(v, strategies)
         if self.memoize:
             self.table[k] = solution
+        self.solved += 1
+        if self.solved % 1024 == 0:
+            self.progress.update(1024)
         return v
 
 
@@ -392,31 +513,34 @@ def state_path(state: pyspiel.State) -> Path:
 
 
 def game_value(game: pyspiel.Game | str, *, use_transpositions: bool = True,
-               use_explicit_tree: bool = True) -> float:
+               use_explicit_tree: bool = True, max_states: int | None = MAX_STATES) -> float:
     """Player 1's (pyspiel player 0's) equilibrium value of ``game``.
 
     An explicit-tree game is solved on its tree (same result, without pyspiel states)
-    unless ``use_explicit_tree`` is False.
+    unless ``use_explicit_tree`` is False. A game of more than about ``max_states``
+    distinct states is refused before solving (:func:`check_size`; None: no limit).
     """
     game = checks.load_game(game)
     tree = explicit_tree(game) if use_explicit_tree else None
     if tree is not None:
         check_game(game)
+        check_size(game, max_states)
         return with_recursion_limit(lambda: tree_value(tree.root), game)
-    solver = _BackwardInduction(game, use_transpositions, keep_strategies=False)
-    return with_recursion_limit(lambda: solver.value(game.new_initial_state()), game)
+    return _BackwardInduction(game, use_transpositions, False, max_states).run(game)
 
 
 def solve(game: pyspiel.Game | str, *, use_transpositions: bool = True,
-          use_explicit_tree: bool = True) -> Solution:
+          use_explicit_tree: bool = True, max_states: int | None = MAX_STATES) -> Solution:
     """Values and equilibrium strategies of every (reachable) state of ``game``.
 
-    An explicit-tree game is solved on its tree (see :func:`game_value`).
+    An explicit-tree game is solved on its tree (see :func:`game_value`); ``max_states``
+    as in :func:`game_value`.
     """
     game = checks.load_game(game)
     tree = explicit_tree(game) if use_explicit_tree else None
     if tree is not None:
         check_game(game)
+        check_size(game, max_states)
         solution = with_recursion_limit(lambda: solve_tree(tree.root), game)
         table = {}
         for path, node in trees.iter_paths(tree.root):
@@ -428,8 +552,8 @@ def solve(game: pyspiel.Game | str, *, use_transpositions: bool = True,
             elif isinstance(node, trees.ChanceStage):
                 table[path] = StateSolution(s.value, ({}, {}))
         return Solution(game, solution.value, table, state_path)
-    solver = _BackwardInduction(game, use_transpositions, keep_strategies=True)
-    value = with_recursion_limit(lambda: solver.value(game.new_initial_state()), game)
+    solver = _BackwardInduction(game, use_transpositions, True, max_states)
+    value = solver.run(game)
     return Solution(game, value, solver.table, solver.key)
 
 
@@ -455,15 +579,30 @@ def save_solution(solution: Solution, path: str | os.PathLike) -> None:
     os.replace(tmp, path)
 
 
-def load_solution(game: pyspiel.Game, path: str | os.PathLike) -> Solution:
-    """The solution of ``game`` that :func:`save_solution` wrote to ``path``.
+#: Largest solution file :func:`load_solution` reads (bytes).
+MAX_SOLUTION_BYTES = 1 << 30
 
-    Refuses (ValueError) a file that is not such a solution or is one of another game.
+
+def load_solution(game: pyspiel.Game, path: str | os.PathLike,
+                  max_states: int | None = MAX_STATES) -> Solution:
+    """The solution of ``game`` that :func:`save_solution` wrote to ``path``, checked.
+
+    Refuses (ValueError, naming the file) a file that is not such a solution, one of another
+    game, or one that is not an equilibrium of ``game``: every reachable state must have an
+    entry, its strategies must be distributions over the legal actions, a chance node's
+    value the expectation of its children's, and a decision node's strategies an
+    equilibrium of its stage game (the matrix of its children's values) with its value
+    (:func:`check_solution`); a game above ``max_states`` is refused as by :func:`solve`.
     """
     def refuse(why: str) -> ValueError:
         return ValueError(f"{path}: {why}; write solutions with solver.save_solution (or "
                           "delete the file to solve the game again)")
 
+    try:
+        if os.path.getsize(path) > MAX_SOLUTION_BYTES:
+            raise refuse(f"larger than {MAX_SOLUTION_BYTES} bytes")
+    except OSError as e:
+        raise refuse(f"cannot be read ({e})") from None
     try:
         with open(path) as f:
             saved = json.load(f)
@@ -490,4 +629,98 @@ def load_solution(game: pyspiel.Game, path: str | os.PathLike) -> Solution:
     root = game.new_initial_state()
     if not root.is_terminal() and key(root) not in table:
         raise refuse("its states are not filed under this game's keys")
-    return Solution(game, value, table, key)
+    check_game(game)
+    check_size(game, max_states)
+    solution = Solution(game, value, table, key)
+    try:
+        check_solution(solution)
+    except ValueError as e:
+        raise refuse(f"not an equilibrium of the game: {e}") from None
+    return solution
+
+
+#: Tolerance of :func:`check_solution`, relative to the game's utility range.
+SOLUTION_TOLERANCE = 1e-6
+
+
+def check_solution(solution: Solution) -> None:
+    """Raise ValueError unless ``solution`` is an equilibrium of its game, state by state.
+
+    Walks every reachable state once (up to transposition): its entry exists, its values are
+    finite, its strategies are distributions over the legal actions (empty for a player not
+    moving), a chance node's value is the expectation of its children's values and a
+    decision node's strategies guarantee its value in the stage game of its children's
+    values (the row strategy at least ``value`` against every column, the column strategy at
+    most ``value`` against every row). The cost is a walk of the game without the stage
+    LPs. Also refuses entries for states the game never reaches and a ``value`` that is not
+    the initial state's.
+    """
+    game = solution.game
+    scale = max(1.0, game.max_utility() - game.min_utility())
+    walk = _SolutionCheck(solution, SOLUTION_TOLERANCE * scale)
+    root_value = with_recursion_limit(lambda: walk.value(game.new_initial_state()), game)
+    if not math.isclose(root_value, solution.value, rel_tol=0, abs_tol=walk.tolerance):
+        raise ValueError(f"the game value {solution.value!r} is not the initial state's "
+                         f"value {root_value!r}")
+    extra = len(solution._table) - len(walk.checked)
+    if extra:
+        raise ValueError(f"it has {extra} entries for states the game never reaches")
+
+
+class _SolutionCheck:
+    """The walk of :func:`check_solution`."""
+
+    def __init__(self, solution: Solution, tolerance: float):
+        self.table, self.key, self.tolerance = solution._table, solution._key, tolerance
+        self.checked: set = set()
+
+    def value(self, state: pyspiel.State) -> float:
+        if state.is_terminal():
+            return float(state.returns()[0])
+        k = self.key(state)
+        entry = self.table.get(k)
+        if k in self.checked:
+            return self.table[k].value
+        where = f"the state after history {state.history()}"
+        if not isinstance(entry, StateSolution):
+            raise ValueError(f"no entry for {where}")
+        v = entry.value
+        if not math.isfinite(v):
+            raise ValueError(f"the value of {where} is {v!r}")
+        tol = self.tolerance
+        if state.is_chance_node():
+            if entry.strategies != ({}, {}):
+                raise ValueError(f"{where} is a chance node but has strategies")
+            outcomes = state.chance_outcomes()
+            children = successors(state, [a for a, _ in outcomes], consume=True)
+            expected = sum(p * self.value(c) for (_, p), c in zip(outcomes, children))
+            if abs(expected - v) > tol:
+                raise ValueError(f"the value {v!r} of {where} (a chance node) is not the "
+                                 f"expectation {expected!r} of its children's values")
+        else:
+            rows, cols = legal_actions(state, 0), legal_actions(state, 1)
+            x = self._distribution(entry.strategies[0], rows, where, 1)
+            y = self._distribution(entry.strategies[1], cols, where, 2)
+            children = joint_children(state, rows, cols, consume=True)
+            payoffs = np.array([[self.value(c) for c in row] for row in children])
+            if (x @ payoffs).min() < v - tol or (payoffs @ y).max() > v + tol:
+                raise ValueError(
+                    f"the strategies {entry.strategies} of {where} are not an equilibrium "
+                    f"of its stage game with value {v!r}: player 1 is sure of "
+                    f"{(x @ payoffs).min()!r}, player 2 concedes at most "
+                    f"{(payoffs @ y).max()!r}")
+        self.checked.add(k)
+        return v
+
+    def _distribution(self, probs: dict, actions: list[int], where: str,
+                      player: int) -> np.ndarray:
+        if not actions:
+            if probs:
+                raise ValueError(f"player {player} does not move at {where} but has a strategy")
+            return np.ones(1)
+        p = np.array([probs.get(a, np.nan) for a in actions])
+        if (set(probs) != set(actions) or not np.isfinite(p).all()
+                or p.min() < -self.tolerance or abs(p.sum() - 1.0) > self.tolerance):
+            raise ValueError(f"player {player}'s strategy {probs} at {where} is not a "
+                             f"distribution over the legal actions {actions}")
+        return p

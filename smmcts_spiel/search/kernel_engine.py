@@ -267,7 +267,8 @@ class KernelSMMCTS(ArrayTreeSearch):
     def __init__(self, game: pyspiel.Game, selector: str = "rm", gamma: float | None = None,
                  c: float | None = None, final_strategy: str = "empirical",
                  evaluator: str = "random_rollout", seed: int | None = None,
-                 initial_nodes: int = 1 << 16, threshold: float = 0.0):
+                 initial_nodes: int = 1 << 16, threshold: float = 0.0,
+                 max_memory: int = ta.DEFAULT_MAX_MEMORY):
         check_game(game)
         kernel = kernels.kernel_for(game)
         if kernel is None:
@@ -283,7 +284,7 @@ class KernelSMMCTS(ArrayTreeSearch):
         super().__init__(game, selector, gamma, c, final_strategy,
                          node_room=kernel.max_depth + 1,
                          pool_room=(kernel.max_depth + 1) * width, initial_nodes=initial_nodes,
-                         assumed_rate=2e6, threshold=threshold)
+                         assumed_rate=2e6, threshold=threshold, max_memory=max_memory)
         self.kernel = kernel
         self._compiled = (compiled_for(kernel.module) if kernel.code == kernels.USER_CODE
                           else _BUILT_IN)

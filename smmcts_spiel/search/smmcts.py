@@ -300,7 +300,12 @@ class TreeSearch(abc.ABC):
         return follow_history(self.root, history[len(self._root_history):])
 
     def strategy(self, state: pyspiel.State, player: int) -> dict[int, float]:
-        """``player``'s final strategy at ``state``: uniform where the search never went."""
+        """``player``'s final strategy at ``state``: uniform where the search never went.
+
+        ``state`` is a state of the searched game or of its turn-based conversion (as
+        OpenSpiel's evaluators give); a state of any other game is refused (ValueError).
+        """
+        state = checks.state_of_game(state, self.game, f"the policy of {type(self).__name__}")
         node = self.find(state)
         if (node is not None and node.is_open and not node.is_chance and not node.is_terminal
                 and node.mover in (None, player)):
@@ -495,9 +500,11 @@ class StrategySource(Protocol):
 class SearchPolicy(policy_lib.Policy):
     """The search's final strategy as an OpenSpiel policy on the (simultaneous) game.
 
-    ``action_probabilities(state, player_id)`` answers for any state of the original game:
-    the tree's strategy where the search went, uniform elsewhere. It reads the live tree,
-    so it reflects every search run so far.
+    ``action_probabilities(state, player_id)`` answers for any state of the original game
+    or of its ``convert_to_turn_based`` game (so OpenSpiel's ``exploitability`` and
+    ``nash_conv`` can evaluate it there): the tree's strategy where the search went, uniform
+    elsewhere; a state of another game is refused. It reads the live tree, so it reflects
+    every search run so far.
     """
 
     def __init__(self, search: StrategySource):

@@ -32,11 +32,13 @@ from __future__ import annotations
 import abc
 import gc
 import mmap
+import os
 import time
 
 import numba
 import numpy as np
 import pyspiel
+from absl import logging
 
 from smmcts_spiel import checks
 from smmcts_spiel.games.kernels.base import CHANCE, DECISION, TERMINAL  # node kinds
@@ -60,6 +62,25 @@ CONFIG_SIZE = 6
 
 CHECK_EVERY = 0.002  # seconds between clock checks under a time limit
 BLOCK = 64  # joint actions per block of a wide node's children table (see block_count)
+#: Seconds of search the arrays are sized for before a timed run starts; a longer run grows
+#: them as it goes (4x at a time), so a long time limit allocates nothing up front.
+PLAN_SECONDS = 1.0
+
+
+def _half_the_memory() -> int:
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // 2
+    except (AttributeError, ValueError, OSError):  # no sysconf (Windows): no clamp
+        return 4 << 30
+
+
+#: Default bound on the memory of a compiled search's tree (bytes; see ArrayTreeSearch):
+#: 4 GiB, or half the machine's memory if that is less.
+DEFAULT_MAX_MEMORY = min(4 << 30, _half_the_memory())
+# Bytes each unit of capacity costs, counting the spare set of arrays re-rooting copies
+# into: a node (7 int + 3 float fields, twice, and 4 ints of renumbering scratch), a pool
+# entry (one int, twice) and a slot (4 floats, twice).
+_NODE_BYTES, _POOL_BYTES, _SLOT_BYTES = 2 * 10 * 8 + 4 * 8, 2 * 8, 2 * 4 * 8
 
 inlined = numba.njit(inline="always", error_model="numpy")
 rm_probabilities = inlined(selectors.regret_matching_probabilities)
@@ -467,17 +488,35 @@ class ArrayTreeSearch(TreeSearch):
     copying the kept subtree, node lookup and the budgeted loop.
 
     A subclass provides ``node_actions``, ``_new_tree``, ``_kept`` and ``_iterate``.
+
+    Memory: the arrays are sized for at most :data:`PLAN_SECONDS` of search before a run
+    and grow 4x when full, never beyond ``max_memory`` bytes (default
+    :data:`DEFAULT_MAX_MEMORY`: 4 GiB, at most half the machine's memory), counting the
+    spare arrays re-rooting copies into and, for the generic engine, an estimate of the
+    Python objects per node. A run that fills the tree stops there (one warning in the log,
+    ``full`` set) and the move is played from the tree it has; the next move re-roots,
+    which frees the other branches.
     """
+
+    #: Estimated bytes per node kept outside the arrays (in Python objects), counted
+    #: against ``max_memory``.
+    python_bytes_per_node = 0
 
     def __init__(self, game: pyspiel.Game, selector: str, gamma: float | None,
                  c: float | None, final_strategy: str, node_room: int, pool_room: int,
-                 initial_nodes: int, assumed_rate: float, threshold: float = 0.0):
+                 initial_nodes: int, assumed_rate: float, threshold: float = 0.0,
+                 max_memory: int = DEFAULT_MAX_MEMORY):
         super().__init__(game, selector, gamma, c, final_strategy, threshold)
+        self.max_memory = checks.check_count(max_memory, "max_memory (bytes)", minimum=1)
         self._selector_code = SELECTOR_CODES[self.base_selector]
         self._config = np.array([self.gamma, self.c, self._inv_scale, self._utility_sum,
                                  self._reward_low, self._inv_reward_range])
         self._node_room = node_room  # most nodes one iteration adds
         self._pool_room = pool_room  # most pool (and slot) entries one iteration adds
+        # The first arrays within max_memory too (a small limit gets small arrays).
+        unit = self._bytes((1, 32, 8))
+        initial_nodes = max(1, min(initial_nodes, max_memory // unit))
+        self.full = False  # whether the last run stopped because the tree hit max_memory
         self.nodes_i = lazy_zeros((7, initial_nodes), np.int64)
         self.nodes_f = lazy_zeros((3, initial_nodes))
         self.pool = lazy_zeros(max(32 * initial_nodes, 2 * pool_room), np.int64)
@@ -488,9 +527,11 @@ class ArrayTreeSearch(TreeSearch):
         self._scratch = np.zeros(0, np.int64)  # node renumbering when re-rooting
         # For sizing the arrays before a run (see _make_room): the fastest rate seen
         # (iterations/s; assumed_rate until measured) and the most nodes, pool and slot
-        # entries one iteration added on average in a run.
+        # entries one iteration added on average in a run (a guess until the first run:
+        # a guess kept as a floor would spend max_memory on room no game needs).
         self._rate = float(assumed_rate)
         self._growth = np.array([1.0, 32.0, 8.0])
+        self._growth_measured = False
 
     # -- tree management ---------------------------------------------------------------
 
@@ -582,18 +623,68 @@ class ArrayTreeSearch(TreeSearch):
             return -1
         return int(pool[nodes_i[CHILD, node] + i * int(nodes_i[N2, node]) + j])
 
-    def _grow(self) -> None:
+    def _grow(self) -> bool:
         """Enlarge (4x) the arrays that may overflow in the next iteration (the fallback
-        when a run outgrows what :meth:`_make_room` planned for)."""
-        self._resize(*(4 * n if used + room > n else n for used, room, n in zip(
-            self.counters, (self._node_room, self._pool_room, self._pool_room),
-            self._capacity())))
+        when a run outgrows what :meth:`_make_room` planned for), within ``max_memory``.
+
+        Returns whether the next iteration fits; if not, the tree is full: ``full`` is set
+        and the run stops (the search then plays from the tree it has)."""
+        rooms = (self._node_room, self._pool_room, self._pool_room)
+        wanted = [4 * n if used + room > n else n
+                  for used, room, n in zip(self.counters, rooms, self._capacity())]
+        if self._bytes(wanted) <= self.max_memory:
+            self._resize(wanted[0], wanted[1], wanted[2])
+            return True
+        if self._fill_limit():
+            return True
+        if not self.full:
+            logging.warning(
+                "%s: the search tree reached max_memory=%d bytes (%d nodes); this move "
+                "stops searching and plays from the tree it has (raise max_memory to search "
+                "longer)", type(self).__name__, self.max_memory, int(self.counters[NUM_NODES]))
+        self.full = True
+        return False
 
     def _capacity(self) -> tuple[int, int, int]:
         return self.nodes_i.shape[1], len(self.pool), self.slots.shape[1]
 
-    def _resize(self, nodes: int, pool: int, slots: int) -> None:
-        """Give the arrays these capacities (at least); only the used part is copied.
+    def _bytes(self, capacity) -> int:
+        """The memory the arrays of this capacity (nodes, pool, slots) count for."""
+        nodes, pool, slots = capacity
+        return (nodes * (_NODE_BYTES + self.python_bytes_per_node) + pool * _POOL_BYTES
+                + slots * _SLOT_BYTES)
+
+    def _fill_limit(self) -> bool:
+        """The last growth: arrays of ``max_memory`` bytes in all, each the share the tree's
+        own use calls for (room was planned at guessed ratios of pool and slot entries per
+        node), if that makes room for at least 10% more nodes; returns whether it did.
+        (Growing by small steps instead would copy the whole tree for each step.)"""
+        used = [int(x) for x in self.counters]
+        rooms = (self._node_room, self._pool_room, self._pool_room)
+        if used[0] == 0:
+            return False
+        per_node = (1.0, used[1] / used[0], used[2] / used[0])
+        nodes = (self.max_memory - self._bytes(rooms)) / self._bytes(per_node)
+        if nodes < 1.1 * used[0] + rooms[0]:
+            return False
+        capacity = [max(u + r, int(nodes * k) + r) for u, k, r in zip(used, per_node, rooms)]
+        self._resize(capacity[0], capacity[1], capacity[2], exact=True)
+        self._spare = None  # re-rooting makes a spare set of the new shapes
+        return self.has_room()
+
+    def _within_limit(self, wanted) -> tuple[int, int, int]:
+        """``wanted`` capacities (each at least the current one), with the increases
+        shrunk alike so that the arrays stay within ``max_memory``."""
+        current = self._capacity()
+        extra = self._bytes(wanted) - self._bytes(current)
+        free = self.max_memory - self._bytes(current)
+        share = 1.0 if extra <= free else max(free, 0) / extra
+        nodes, pool, slots = (n + int((w - n) * share) for w, n in zip(wanted, current))
+        return nodes, pool, slots
+
+    def _resize(self, nodes: int, pool: int, slots: int, exact: bool = False) -> None:
+        """Give the arrays these capacities (at least; ``exact``: these, smaller ones
+        too); only the used part is copied.
 
         Capacity costs address space, not time (:func:`lazy_zeros`); copying a big tree
         into fresh memory does cost time (each new page is a page fault: on the shared
@@ -601,7 +692,7 @@ class ArrayTreeSearch(TreeSearch):
         before they start.
         """
         def resized(array, used, capacity):
-            if capacity <= array.shape[-1]:
+            if capacity == array.shape[-1] or (capacity < array.shape[-1] and not exact):
                 return array
             bigger = lazy_zeros(array.shape[:-1] + (capacity,), array.dtype)
             bigger[..., :used] = array[..., :used]
@@ -619,14 +710,18 @@ class ArrayTreeSearch(TreeSearch):
         wanted = [int(used + iterations * growth) + room for used, growth, room in zip(
             self.counters, self._growth, (self._node_room, self._pool_room, self._pool_room))]
         if any(w > n for w, n in zip(wanted, self._capacity())):
-            self._resize(*(max(n, w + w // 4) for w, n in zip(wanted, self._capacity())))
+            self._resize(*self._within_limit(
+                [max(n, w + w // 4) for w, n in zip(wanted, self._capacity())]))
 
     def _learn(self, iterations: int, seconds: float, added: np.ndarray) -> None:
         """Remember the rate and the growth per iteration of a finished run."""
         if iterations > 0:
             if seconds > 0:
                 self._rate = max(self._rate, iterations / seconds)
-            self._growth = np.maximum(self._growth, added / iterations)
+            growth = added / iterations
+            self._growth = (np.maximum(self._growth, growth) if self._growth_measured
+                            else growth)
+            self._growth_measured = True
 
     def has_room(self) -> bool:
         """Whether the arrays hold what one more iteration may add."""
@@ -649,8 +744,10 @@ class ArrayTreeSearch(TreeSearch):
         if state.is_terminal():
             raise ValueError("cannot search from a terminal state: the game is over")
         root = self.set_root(state).index
+        self.full = False
         if time_limit is not None:
-            self._make_room(min(iterations or np.inf, 1.25 * self._rate * time_limit))
+            self._make_room(min(iterations or np.inf,
+                                1.25 * self._rate * min(time_limit, PLAN_SECONDS)))
         before = self.counters.copy()
         searching = time.perf_counter()
         done = self._search(root, iterations, time_limit and start + time_limit)
@@ -663,7 +760,7 @@ class ArrayTreeSearch(TreeSearch):
         done = 0
         if deadline is None:
             assert iterations is not None  # check_budget: no time limit, so a count
-            while done < iterations:
+            while done < iterations and not self.full:
                 done += self._iterate(root, iterations - done)
             return done
         chunk = 16
@@ -672,7 +769,7 @@ class ArrayTreeSearch(TreeSearch):
             todo = chunk if iterations is None else min(chunk, iterations - done)
             done += self._iterate(root, todo)
             now = time.perf_counter()
-            if now >= deadline:
+            if now >= deadline or self.full:
                 break
             # Size the next chunk to about CHECK_EVERY seconds from the average rate so far
             # (a single chunk's rate swings with the tree and with the machine's load), at

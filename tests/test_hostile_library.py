@@ -1,0 +1,244 @@
+"""Hostile and careless use of the library: long budgets, foreign states, edited caches.
+
+Issue 27's library findings: each test here failed on the code before its fix.
+"""
+
+import functools
+import json
+import logging
+
+import pyspiel
+import pytest
+from open_spiel.python.algorithms import exploitability as openspiel_exploitability
+
+import smmcts_spiel  # noqa: F401  (registers the games)
+from smmcts_spiel.bots import SMMCTSBot
+from smmcts_spiel.bots.equilibrium_bot import EquilibriumBot
+from smmcts_spiel.exact import exploitability, solver, turn_based
+
+GOOFSPIEL_3 = "goofspiel(num_cards=3,imp_info=False,points_order=descending)"
+OSHI_ZUMO = "oshi_zumo(coins=3,size=1,horizon=3)"
+
+
+def _tree_bytes(search) -> int:
+    """What a compiled search's tree takes: both sets of arrays, the renumbering scratch
+    and the estimate of its Python objects per node."""
+    arrays = [search.nodes_i, search.nodes_f, search.pool, search.slots, search._scratch]
+    arrays += list(search._spare or ())
+    return (sum(a.nbytes for a in arrays)
+            + search.nodes_i.shape[1] * search.python_bytes_per_node)
+
+
+# -- long time budgets -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("engine,game_string", [
+    ("kernel", "goofspiel(num_cards=8,imp_info=False,points_order=descending)"),
+    ("generic", "oshi_zumo(coins=10,size=3,horizon=20)"),
+])
+@pytest.mark.parametrize("time_limit", [3600, 1e9])
+def test_long_time_budget_stops_at_max_memory_and_keeps_playing(engine, game_string,
+                                                                 time_limit, caplog):
+    """An hour (or 30 years) per move used to die at once allocating 1.25 x rate x time
+    limit nodes (OSError); now the tree grows up to max_memory, then the move is played."""
+    game = pyspiel.load_game(game_string)
+    limit = 24 << 20
+    bot = SMMCTSBot(game, 0, iterations=None, time_limit=time_limit, engine=engine,
+                    max_memory=limit, seed=1)
+    state = game.new_initial_state()
+    with caplog.at_level(logging.WARNING):
+        for _ in range(2):  # the second move re-roots and fills the tree again
+            action = bot.step(state)
+            assert action in state.legal_actions(0)
+            assert bot.search.full
+            assert _tree_bytes(bot.search) <= limit
+            state.apply_actions([action, state.legal_actions(1)[0]])
+    assert "reached max_memory=25165824 bytes" in caplog.text
+
+
+def test_max_memory_is_checked():
+    game = pyspiel.load_game(GOOFSPIEL_3)
+    for bad in (0, -1, 1.5, "1GB", None):
+        with pytest.raises(ValueError, match="max_memory"):
+            SMMCTSBot(game, 0, engine="kernel", max_memory=bad)
+
+
+# -- policy(): turn-based and foreign states -----------------------------------------------
+
+
+@functools.cache
+def _searched_policy(game_string: str, engine: str):
+    game = pyspiel.load_game(game_string)
+    bot = SMMCTSBot(game, 0, iterations=3000, engine=engine, threshold=0.0, seed=4)
+    bot.step(game.new_initial_state())
+    return game, bot.policy()
+
+
+@pytest.mark.parametrize("engine", ["kernel", "generic", "reference"])
+@pytest.mark.parametrize("game_string", [GOOFSPIEL_3, OSHI_ZUMO])
+def test_policy_answers_turn_based_states_as_their_simultaneous_states(game_string, engine):
+    """On convert_to_turn_based states player 2 used to get uniform strategies, so
+    OpenSpiel's nash_conv there disagreed with the exact evaluation on the game itself."""
+    game, policy = _searched_policy(game_string, engine)
+    for tb_state, state in turn_based.paired_states(game):
+        player = tb_state.current_player()
+        assert policy.action_probabilities(tb_state) == policy.action_probabilities(state,
+                                                                                    player)
+    tb_game = pyspiel.convert_to_turn_based(game)
+    exact = exploitability.evaluate(game, policy, turn_based=False).nash_conv
+    assert openspiel_exploitability.nash_conv(tb_game, policy) == pytest.approx(exact, abs=1e-9)
+
+
+@pytest.mark.parametrize("engine", ["kernel", "generic", "reference"])
+@pytest.mark.parametrize("foreign", [
+    "goofspiel(num_cards=3,imp_info=False,points_order=descending,returns_type=point_difference)",
+    "goofspiel(num_cards=4,imp_info=False,points_order=descending)",
+    "matrix_rps",
+    "kuhn_poker",
+])
+def test_policy_refuses_a_state_of_another_game(engine, foreign):
+    """It used to answer the root strategy of its own game for any foreign state."""
+    _, policy = _searched_policy(GOOFSPIEL_3, engine)
+    state = pyspiel.load_game(foreign).new_initial_state()
+    if state.is_chance_node():
+        state.apply_action(state.legal_actions()[0])
+    with pytest.raises(ValueError, match="answers for states of goofspiel"):
+        policy.action_probabilities(state, 0)
+
+
+# -- EquilibriumBot and solutions: other games' states, edited caches ------------------------
+
+
+GOOFSPIEL_3_RANDOM = "goofspiel(num_cards=3,imp_info=False,points_order=random)"
+
+
+@pytest.mark.parametrize("foreign", [
+    "goofspiel(num_cards=3,imp_info=False,points_order=descending,returns_type=point_difference)",
+    "goofspiel(num_cards=3,imp_info=False,points_order=ascending)",
+    "matrix_mp",
+])
+def test_equilibrium_bot_refuses_a_state_of_another_game(foreign):
+    """It used to play from its own solution wherever the other game's state key fitted."""
+    bot = EquilibriumBot(pyspiel.load_game(GOOFSPIEL_3), 0, seed=0)
+    state = pyspiel.load_game(foreign).new_initial_state()
+    with pytest.raises(ValueError, match="EquilibriumBot was built for goofspiel"):
+        bot.step(state)
+    with pytest.raises(ValueError, match="EquilibriumBot was built for goofspiel"):
+        bot.restart_at(state)
+    with pytest.raises(ValueError, match="answers for states of goofspiel"):
+        bot.solution.action_probabilities(state, 0)
+
+
+def test_equilibrium_bot_refuses_the_solution_of_another_game():
+    solution = solver.solve(OSHI_ZUMO)
+    with pytest.raises(ValueError, match="given the solution of oshi_zumo"):
+        EquilibriumBot(pyspiel.load_game(GOOFSPIEL_3), 1, solution=solution)
+
+
+def test_a_solution_answers_turn_based_states_as_their_simultaneous_states():
+    game = pyspiel.load_game(GOOFSPIEL_3_RANDOM)
+    solution = solver.solve(game)
+    for tb_state, state in turn_based.paired_states(game):
+        player = tb_state.current_player()
+        assert solution.action_probabilities(tb_state) == solution.action_probabilities(
+            state, player)
+
+
+def _edited(entries: list, edit: str) -> None:
+    """Apply one hostile edit to the ``states`` of a saved solution, in place."""
+    mixed = [e for e in entries if len(e[2]) >= 2]
+    entry = mixed[0]
+    if edit == "value":
+        entry[1] += 0.25
+    elif edit == "value_and_strategy":  # the issue's edit: a pure move, a better value
+        entry[1] = 1.0
+        entry[2] = [[a, 1.0 if k == 0 else 0.0] for k, (a, _) in enumerate(entry[2])]
+    elif edit == "sum_above_one":
+        entry[2][0][1] += 0.2
+    elif edit == "negative":
+        entry[2][0][1], entry[2][1][1] = -0.5, entry[2][1][1] + entry[2][0][1] + 0.5
+    elif edit == "missing_action":
+        entry[2] = entry[2][1:]
+    elif edit == "nan":
+        entry[1] = float("nan")
+    elif edit == "missing_state":
+        entries.remove(entry)
+    elif edit == "extra_state":
+        entries.append(["(False, (99, 99))", 0.0, [], []])
+
+
+EDITS = ["value", "value_and_strategy", "sum_above_one", "negative", "missing_action", "nan",
+         "missing_state", "extra_state"]
+
+
+@pytest.mark.parametrize("game_string", [GOOFSPIEL_3_RANDOM, "matrix_mp"])
+@pytest.mark.parametrize("edit", EDITS)
+def test_an_edited_solution_cache_is_refused_with_its_file_name(tmp_path, game_string, edit):
+    """An edited cache used to be believed: equilibrium_loss then reported losses of -1
+    against the "equilibrium". Now it must be an equilibrium of the game, state by state."""
+    game = pyspiel.load_game(game_string)
+    path = tmp_path / "cache.json"
+    solver.save_solution(solver.solve(game), path)
+    saved = json.loads(path.read_text())
+    _edited(saved["states"], edit)
+    path.write_text(json.dumps(saved))
+    with pytest.raises(ValueError, match="cache.json: .*(not an equilibrium|malformed|not filed)"):
+        solver.load_solution(game, path)
+
+
+def test_an_edited_matching_pennies_equilibrium_is_refused(tmp_path):
+    game = pyspiel.load_game("matrix_mp")
+    path = tmp_path / "mp.json"
+    solver.save_solution(solver.solve(game), path)
+    saved = json.loads(path.read_text())
+    saved["states"][0][2] = [[0, 0.9], [1, 0.1]]  # a distribution, not an equilibrium
+    path.write_text(json.dumps(saved))
+    with pytest.raises(ValueError, match="mp.json: .*not an equilibrium of its stage game"):
+        solver.load_solution(game, path)
+
+
+def test_a_truncated_solution_cache_is_refused_with_its_file_name(tmp_path):
+    game = pyspiel.load_game(GOOFSPIEL_3_RANDOM)
+    path = tmp_path / "cut.json"
+    solver.save_solution(solver.solve(game), path)
+    path.write_text(path.read_text()[:len(path.read_text()) // 2])
+    with pytest.raises(ValueError, match="cut.json: cannot be read as JSON"):
+        solver.load_solution(game, path)
+
+
+# -- sizes: refused before solving, not hours later ----------------------------------------
+
+
+@pytest.mark.parametrize("game_string", [
+    "oshi_zumo(coins=50,size=6,horizon=200)",
+    "goofspiel(num_cards=13,imp_info=False,points_order=descending)",
+    "goofspiel(num_cards=9,imp_info=False)",
+])
+def test_a_game_too_large_to_solve_is_refused_at_once_with_an_estimate(game_string):
+    """These used to run on silently for hours."""
+    game = pyspiel.load_game(game_string)
+    for solve in (solver.game_value, solver.solve, lambda g: EquilibriumBot(g, 0)):
+        with pytest.raises(ValueError, match=r"about [0-9.e+]+ states .* max_states=None"):
+            solve(game)
+
+
+def test_the_size_limit_can_be_lifted():
+    game = pyspiel.load_game(OSHI_ZUMO)
+    with pytest.raises(ValueError, match="more than the limit of 10"):
+        solver.game_value(game, max_states=10)
+    assert solver.game_value(game, max_states=None) == solver.game_value(game)
+
+
+@pytest.mark.parametrize("game_string", [GOOFSPIEL_3_RANDOM, OSHI_ZUMO,
+                                         "smmcts_goofspiel(num_cards=3)", "matrix_mp"])
+def test_the_size_estimates_bound_the_states_solved(game_string):
+    game = pyspiel.load_game(game_string)
+    assert solver.estimate_states(game) >= len(solver.solve(game))
+
+
+def test_an_astronomical_random_game_is_refused_without_overflow():
+    """The size check itself used to raise OverflowError formatting 100**100 leaves."""
+    for depth, branching in [(100, 100), (200, 10**6)]:
+        with pytest.raises(ValueError, match=r"about 1e\+\d+ leaves, more than the limit"):
+            pyspiel.load_game(f"smmcts_random_stacked_matrix(depth={depth},"
+                              f"branching={branching})")
