@@ -7,41 +7,59 @@ import time
 import pyspiel
 
 from smmcts_spiel.bots.search_bot import SearchBot
-from smmcts_spiel.imperfect import information_sets
-from smmcts_spiel.imperfect.information_sets import WorldSampler
-from smmcts_spiel.imperfect.is_smmcts import InformationSetSMMCTS
+from smmcts_spiel.imperfect.is_smmcts_kernel import information_set_smmcts
 from smmcts_spiel.search.selectors import sample_index
+from smmcts_spiel.search.smmcts import check_threshold, thresholded
 
 
 class ISSMMCTSBot(SearchBot):
     """Searches from worlds drawn from its information set, plays its final strategy there.
 
     Every iteration starts from a history the bot cannot tell from the real one, drawn by
-    chance probability (:class:`~smmcts_spiel.imperfect.information_sets.WorldSampler`); the
-    trees persist between moves. The bot samples its move from the final strategy at its
-    information set (a pure choice would be exploitable).
+    chance probability (the determinisation of ISMCTS); the trees persist between the
+    moves of a game, and a new game (``restart_at`` its initial state, or ``restart``)
+    starts afresh. The bot samples its move from the final strategy at its information
+    set (a pure choice would be exploitable).
 
     Args:
       game: two-player zero-sum game with information state strings (sequential, or
         simultaneous such as ``goofspiel(imp_info=True)``, searched directly).
       player_id: 0 or 1.
-      selector: "rm", "exp3" or "ucb".
-      gamma: exploration of RM and Exp3; c: UCB's constant.
+      selector: "rm", "exp3" or "ucb". The defaults (Exp3, ``gamma=0.1``, playing the
+        visit frequencies without the exploration) were chosen by measurement against
+        OpenSpiel's ISMCTS (docs/imperfect_information.md, issue 24).
+      gamma: exploration of RM and Exp3; c: UCB's constant (rewards are in [0, 1]).
       iterations: iterations per move (None: by time_limit alone).
       time_limit: seconds per move, including drawing the information set.
-      final_strategy: "empirical" (visit frequencies) or "average".
+      final_strategy: "empirical" (visit frequencies), "empirical_no_exploration" (the same
+        without the selector's ``gamma / K`` exploration) or "average" (see
+        :mod:`smmcts_spiel.imperfect.is_smmcts`).
+      threshold: play only the actions the final strategy gives at least this probability
+        (the most likely one always stays), renormalised; ``policy()`` is unthresholded.
       seed: seeds the search, the world sampling and the move sampling.
+      engine: "kernel" runs whole iterations compiled on the game's information kernel
+        (:mod:`smmcts_spiel.games.kernels.information`), "generic" searches pyspiel states
+        (any game), "auto" (default) the kernel when the game has one. Both grow the same
+        trees from the same seed.
     """
 
-    def __init__(self, game: pyspiel.Game, player_id: int, selector: str = "rm",
-                 gamma: float = 0.05, c: float = 1.4, iterations: int | None = 1000,
-                 time_limit: float | None = None, final_strategy: str = "empirical",
-                 seed: int | None = None):
+    def __init__(self, game: pyspiel.Game, player_id: int, selector: str = "exp3",
+                 gamma: float = 0.1, c: float = 1.4, iterations: int | None = 1000,
+                 time_limit: float | None = None,
+                 final_strategy: str = "empirical_no_exploration",
+                 seed: int | None = None, threshold: float = 0.0, engine: str = "auto"):
         super().__init__(game, player_id, iterations, time_limit, seed)
-        self._search = InformationSetSMMCTS(game, selector=selector, gamma=gamma, c=c,
-                                            final_strategy=final_strategy,
-                                            seed=self._rng.getrandbits(63))
-        information_sets.load_compiled_walk(game)  # not in the first timed move
+        self.total_iterations = 0  # over all moves and games, for reports
+        self.threshold = check_threshold(threshold)
+        # The compiled engine loads its code when built, not in the first timed move.
+        self._search = information_set_smmcts(game, engine, selector=selector, gamma=gamma,
+                                              c=c, final_strategy=final_strategy,
+                                              seed=self._rng.getrandbits(63))
+
+    def restart_at(self, state: pyspiel.State) -> None:
+        """A new game (or a game resumed elsewhere): fresh trees."""
+        super().restart_at(state)
+        self.restart()
 
     def step_with_policy(self, state: pyspiel.State):
         """Search, then return (final strategy as (action, p) pairs, sampled action)."""
@@ -50,10 +68,10 @@ class ISSMMCTSBot(SearchBot):
         if state.is_terminal() or not state.legal_actions(self.player_id):
             raise ValueError(f"player {self.player_id} has no move to make in this state:\n"
                              f"{state}")
-        worlds = WorldSampler(self._game, state, self.player_id, self._rng)
+        worlds = self._search.worlds(state, self.player_id)
         time_left = (None if self.time_limit is None
                      else max(self.time_limit - (time.perf_counter() - start), 1e-9))
-        self._search.run(worlds, self.iterations, time_left)
+        self.total_iterations += self._search.run(worlds, self.iterations, time_left)
         actions, probs = self._search.strategy(state, self.player_id)
-        action = actions[sample_index(probs, self._rng.random())]
-        return list(zip(actions, probs)), action
+        played = thresholded(probs, self.threshold)
+        return list(zip(actions, played)), actions[sample_index(played, self._rng.random())]

@@ -41,8 +41,9 @@ class MMCTSBot(pyspiel.Bot):
     ``gamma`` and ``engine`` configure a new search; with ``search`` given they are unused
     (the search keeps its own gamma) and ``training_iterations`` trains the shared search
     further. ``final_strategy`` is one of :data:`smmcts_spiel.imperfect.mmcts.FINAL_STRATEGIES`:
-    ``empirical`` (visit frequencies, as in SMMCTSBot), ``exp3`` or ``exp3_no_exploration``.
-    ``seed`` seeds the new search and the bot's own move sampling.
+    ``empirical`` (the default: visit frequencies ``n_a / n``, as in SMMCTSBot), ``exp3`` (the
+    current Exp3 distribution) or ``exp3_no_exploration``. The bot plays it and
+    :meth:`policy` exports it. ``seed`` seeds the new search and the bot's own move sampling.
     """
 
     def __init__(self, game: pyspiel.Game, player_id: int, training_iterations: int = 100_000,
@@ -74,6 +75,11 @@ class MMCTSBot(pyspiel.Bot):
 
     def provides_policy(self) -> bool:
         return True
+
+    def policy(self) -> mmcts.MMCTSPolicy:
+        """Both players' final strategies (the bot's ``final_strategy``) as an OpenSpiel
+        policy: the tree's strategy at every information state, uniform off the tree."""
+        return mmcts.MMCTSPolicy(self.search, self._final_strategy)
 
     def step_with_policy(self, state: pyspiel.State):
         checks.check_state_game(state, str(self.search.game), "MMCTSBot")

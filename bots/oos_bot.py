@@ -8,7 +8,7 @@ import pyspiel
 
 from smmcts_spiel.bots.search_bot import SearchBot
 from smmcts_spiel.imperfect import information_sets
-from smmcts_spiel.imperfect.oos import check_final_strategy
+from smmcts_spiel.imperfect.oos import check_final_strategy, preset_settings
 from smmcts_spiel.imperfect.oos_kernel import outcome_sampling
 from smmcts_spiel.search.selectors import sample_index
 from smmcts_spiel.search.smmcts import check_threshold, thresholded
@@ -17,9 +17,11 @@ from smmcts_spiel.search.smmcts import check_threshold, thresholded
 class OOSBot(SearchBot):
     """Searches with OOS targeted at its current information set, plays its final strategy.
 
-    The tables of both players persist between moves (and games, until ``restart``), so
-    every move reuses what the earlier searches learned; each iteration still starts at
-    the root of the game, which is what makes the average strategy converge.
+    One search per game: the tables of both players persist between the moves of a game,
+    so every move reuses what the earlier searches learned, and a new game
+    (``restart_at`` its initial state, or ``restart``) starts afresh, as in the paper's
+    matches. Each iteration still starts at the root of the game, which is what makes the
+    average strategy converge.
 
     Args:
       game: two-player zero-sum game with information state strings, sequential or
@@ -28,12 +30,17 @@ class OOSBot(SearchBot):
       iterations: OOS iterations per move (None: by time_limit alone).
       time_limit: seconds per move (finding the information set included); the search
         stops at whichever budget runs out first.
+      preset: where the settings below come from when not given:
+        ``"default"`` (ours, chosen by measurement) or ``"paper"`` (Lisy, Lanctot, Bowling,
+        AAMAS 2015 and GTLibrary, every setting cited in
+        :data:`smmcts_spiel.imperfect.oos.PRESETS`).
       delta: probability that an iteration targets the current information set.
       epsilon: the update player's exploration.
       seed: seeds the search and the move sampling.
-      gamma: exploration mixed into regret matching (the paper's 0.01; default 0).
-      final_strategy: "average" (default; the strategy that converges) or "current" (the
-        regret-matching strategy at the information set).
+      gamma: exploration mixed into regret matching (the paper's 0.01).
+      weighting: weigh each move's updates by the paper's w_T.
+      final_strategy: "average" (the strategy that converges) or "current" (the
+        regret-matching strategy at the information set, as the paper's code plays).
       threshold: play only the actions the final strategy gives at least this probability
         (thresholding, Ganzfried & Sandholm 2012; the most likely action always stays),
         renormalised. ``policy()`` still exports the unthresholded strategy, the one that
@@ -46,15 +53,25 @@ class OOSBot(SearchBot):
     """
 
     def __init__(self, game: pyspiel.Game, player_id: int, iterations: int | None = 1000,
-                 time_limit: float | None = None, delta: float = 0.9, epsilon: float = 0.6,
-                 seed: int | None = None, engine: str = "auto", gamma: float = 0.0,
-                 final_strategy: str = "average", threshold: float = 0.0):
+                 time_limit: float | None = None, delta: float | None = None,
+                 epsilon: float | None = None, seed: int | None = None, engine: str = "auto",
+                 gamma: float | None = None, final_strategy: str | None = None,
+                 threshold: float = 0.0, weighting: bool | None = None,
+                 preset: str = "default"):
         super().__init__(game, player_id, iterations, time_limit, seed)
-        self.final_strategy = check_final_strategy(final_strategy)
+        self.total_iterations = 0  # over all moves and games, for reports
+        settings = preset_settings(preset, delta=delta, epsilon=epsilon, gamma=gamma,
+                                   weighting=weighting, final_strategy=final_strategy)
+        self.preset = preset
+        self.final_strategy = check_final_strategy(settings.pop("final_strategy"))
         self.threshold = check_threshold(threshold)
-        self._search = outcome_sampling(game, delta=delta, epsilon=epsilon,
-                                        seed=self._rng.getrandbits(63), engine=engine,
-                                        gamma=gamma)
+        self._search = outcome_sampling(game, seed=self._rng.getrandbits(63), engine=engine,
+                                        **settings)
+
+    def restart_at(self, state: pyspiel.State) -> None:
+        """A new game (or a game resumed elsewhere): a fresh search."""
+        super().restart_at(state)
+        self.restart()
 
     def step_with_policy(self, state: pyspiel.State):
         """Search, then return (played strategy as (action, p) pairs, sampled action)."""
@@ -65,7 +82,7 @@ class OOSBot(SearchBot):
         self._search.target(decision, self.player_id)
         time_left = (None if self.time_limit is None
                      else max(self.time_limit - (time.perf_counter() - start), 1e-9))
-        self._search.run(self.iterations, time_left)
+        self.total_iterations += self._search.run(self.iterations, time_left)
         actions, probs = self._search.strategy(decision, self.player_id, self.final_strategy)
         probs = thresholded(probs, self.threshold)
         action = actions[sample_index(probs, self._rng.random())]

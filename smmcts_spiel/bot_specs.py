@@ -13,7 +13,8 @@ A spec is ``name`` or ``name(key=value,...)``; :func:`make_bot` builds a fresh, 
     mmcts(file=trees/x.npz,final_strategy=empirical)  MMCTSBot on a saved Phantom TTT search
     belief_sampler                                  the Belief Sampler (Phantom TTT)
     oos(delta=0.9,epsilon=0.6,time_limit=0.1)       OOSBot (Online Outcome Sampling; compiled
-                                                    where the game has an information kernel)
+                                                    where the game has an information kernel);
+                                                    preset=paper: the AAMAS 2015 settings
     is_smmcts(selector=exp3,gamma=0.1,iterations=1000)  ISSMMCTSBot (information sets)
     ismcts(time_limit=0.1,worlds=auto)              OpenSpiel's ISMCTSBot, any game with
                                                     information states; simulations=N
@@ -53,9 +54,11 @@ BOT_PARAMS: dict[str, dict[str, type]] = {
               "final_strategy": str, "engine": str, "train_from": str, "file": str},
     "belief_sampler": {},
     "oos": {"iterations": int, "time_limit": float, "delta": float, "epsilon": float,
-            "engine": str, "gamma": float, "final_strategy": str, "threshold": float},
+            "engine": str, "gamma": float, "final_strategy": str, "threshold": float,
+            "weighting": bool, "preset": str},
     "is_smmcts": {"selector": str, "gamma": float, "c": float, "iterations": int,
-                  "time_limit": float, "final_strategy": str},
+                  "time_limit": float, "final_strategy": str, "threshold": float,
+                  "engine": str},
     "ismcts": {"simulations": int, "time_limit": float, "uct_c": float, "worlds": str,
                "final_policy": str},
     "mcts": {"iterations": int, "time_limit": float, "uct_c": float, "rollouts": int,
@@ -110,7 +113,7 @@ def parse_bot_spec(spec: str) -> dict:
         wanted = allowed[key]
         if wanted is float and isinstance(value, int) and not isinstance(value, bool):
             params[key] = value = float(value)
-        elif not isinstance(value, wanted) or isinstance(value, bool):
+        elif not isinstance(value, wanted) or (isinstance(value, bool) and wanted is not bool):
             raise ValueError(f"parameter {key}={value!r} in bot spec {spec!r} must be "
                              f"{'an integer' if wanted is int else wanted.__name__}")
         try:

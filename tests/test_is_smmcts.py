@@ -1,6 +1,8 @@
-"""Information-set SM-MCTS and the world sampler it draws determinisations from."""
+"""Information-set SM-MCTS (Python and compiled) and the worlds it draws determinisations
+from."""
 
 import collections
+import itertools
 import random
 import subprocess
 import sys
@@ -12,7 +14,8 @@ from open_spiel.python.algorithms import evaluate_bots
 
 from smmcts_spiel.bots import ISSMMCTSBot
 from smmcts_spiel.imperfect.information_sets import WorldSampler
-from smmcts_spiel.imperfect.is_smmcts import InformationSetSMMCTS
+from smmcts_spiel.imperfect.is_smmcts import InformationSetSMMCTS, without_exploration
+from smmcts_spiel.imperfect.is_smmcts_kernel import KernelInformationSetSMMCTS
 
 GOOFSPIEL4 = pyspiel.load_game("goofspiel(num_cards=4,imp_info=True)")
 
@@ -22,7 +25,7 @@ def test_rock_paper_scissors_frequencies_approach_the_uniform_equilibrium(select
     # One information set per player: the search is the paper's selector on a matrix game.
     game = pyspiel.load_game("matrix_rps")
     search = InformationSetSMMCTS(game, selector, gamma=0.1, seed=0)
-    search.run(game.new_initial_state, 20_000)
+    search.run(search.worlds(game.new_initial_state(), 0), 20_000)
     for player in (0, 1):
         _, probs = search.strategy(game.new_initial_state(), player)
         assert np.allclose(probs, 1 / 3, atol=0.05)
@@ -31,7 +34,7 @@ def test_rock_paper_scissors_frequencies_approach_the_uniform_equilibrium(select
 def test_matching_pennies_rm_frequencies_approach_one_half():
     game = pyspiel.load_game("matrix_mp")
     search = InformationSetSMMCTS(game, "rm", gamma=0.1, seed=1)
-    search.run(game.new_initial_state, 5000)
+    search.run(search.worlds(game.new_initial_state(), 0), 5000)
     for player in (0, 1):
         assert search.strategy(game.new_initial_state(), player)[1][0] == pytest.approx(
             0.5, abs=0.05)
@@ -71,6 +74,87 @@ def test_simultaneous_worlds_hide_the_round_in_progress():
                     state.information_state_string(player))
 
 
+def all_states(game):
+    """Every non-terminal state of ``game`` (simultaneous moves as joint actions)."""
+    stack = [game.new_initial_state()]
+    while stack:
+        state = stack.pop()
+        if state.is_terminal():
+            continue
+        yield state
+        if state.is_chance_node():
+            stack.extend(state.child(a) for a, _ in state.chance_outcomes())
+        elif state.is_simultaneous_node():
+            for joint in itertools.product(*(state.legal_actions(p) for p in (0, 1))):
+                child = state.clone()
+                child.apply_actions(list(joint))
+                stack.append(child)
+        else:
+            stack.extend(state.child(a) for a in state.legal_actions())
+
+
+@pytest.mark.parametrize("game_string", ["kuhn_poker", "goofspiel(num_cards=4,imp_info=True)",
+                                         "leduc_poker"])
+@pytest.mark.parametrize("selector", ["rm", "exp3", "ucb"])
+def test_compiled_engine_grows_the_python_engine_s_trees(game_string, selector):
+    game = pyspiel.load_game(game_string)
+    python = InformationSetSMMCTS(game, selector, gamma=0.1, seed=7)
+    kernel = KernelInformationSetSMMCTS(game, selector, gamma=0.1, seed=7)
+    rng = random.Random(3)
+    state = game.new_initial_state()
+    for move in range(2):  # two searches, from two decisions of a game
+        while state.is_chance_node() or (move and not state.is_simultaneous_node()
+                                         and state.current_player() != 1):
+            if state.is_chance_node():
+                state.apply_action(rng.choice(state.legal_actions()))
+            else:
+                state.apply_action(rng.choice(state.legal_actions()))
+        player = 1 if move else 0
+        python.run(python.worlds(state, player), 400)
+        kernel.run(kernel.worlds(state, player), 400)
+        if state.is_simultaneous_node():
+            state.apply_actions([rng.choice(state.legal_actions(p)) for p in (0, 1)])
+        else:
+            state.apply_action(rng.choice(state.legal_actions()))
+    keys = {}
+    for s in all_states(game):
+        for p in (0, 1):
+            if s.legal_actions(p):
+                keys.setdefault((p, s.information_state_string(p)), kernel.key(s, p))
+    ours = kernel.tables()
+    assert len(ours) == len(python.nodes) > 5
+    for key, node in python.nodes.items():
+        stats, counts, sums = ours[keys[key]]
+        theirs = (node.selector.regrets if selector == "rm" else node.selector.reward_sums)
+        assert stats.tolist() == theirs
+        assert counts.tolist() == node.counts
+        assert sums.tolist() == node.strategy_sums
+    for s in list(all_states(game))[:200]:
+        for p in (0, 1):
+            if s.legal_actions(p) and not s.is_chance_node():
+                assert kernel.strategy(s, p) == python.strategy(s, p)
+
+
+def test_rewards_are_mapped_onto_zero_one():
+    # Kuhn's utilities are -2..2: a win of 2 is reward 1, a loss of 1 is 0.25.
+    game = pyspiel.load_game("kuhn_poker")
+    search = InformationSetSMMCTS(game, "exp3", gamma=0.1, seed=0)
+    state = game.new_initial_state()
+    for action in (2, 0):
+        state.apply_action(action)
+    search.run(search.worlds(state, 0), 300)
+    for node in search.nodes.values():
+        assert 0.0 <= node.total <= node.visits
+        assert all(0.0 <= r <= c for r, c in zip(node.reward_sums, node.counts))
+
+
+def test_exploration_is_taken_out_of_the_frequencies():
+    # Frequencies of a sampler mixing 0.3 uniform over 3 actions with (1, 0, 0).
+    assert without_exploration([0.8, 0.1, 0.1], 0.3) == pytest.approx([1.0, 0.0, 0.0])
+    assert without_exploration([0.45, 0.45, 0.1], 0.3) == pytest.approx([0.5, 0.5, 0.0])
+    assert without_exploration([1 / 3] * 3, 0.3) == pytest.approx([1 / 3] * 3)
+
+
 @pytest.mark.parametrize("game_string", ["goofspiel(num_cards=4,imp_info=True)", "phantom_ttt"])
 @pytest.mark.parametrize("selector", ["rm", "exp3", "ucb"])
 def test_bot_plays_and_is_reproducible(game_string, selector):
@@ -99,7 +183,10 @@ def test_policy_is_uniform_off_the_tree_and_a_distribution_on_it():
 
 @pytest.mark.parametrize("kwargs, message", [
     (dict(selector="rmm"), "'m' variants"), (dict(selector="cfr"), "unknown selector"),
-    (dict(gamma=0.0), "gamma"), (dict(final_strategy="max"), "final_strategy"),
+    (dict(selector="rmb"), "not available"),
+    (dict(gamma=0.0), "gamma"), (dict(gamma=-0.1), "gamma"), (dict(gamma=1.5), "gamma"),
+    (dict(selector="ucb", c=-1.0), "c must"), (dict(final_strategy="max"), "final_strategy"),
+    (dict(threshold=1.0), "threshold"), (dict(engine="gpu"), "engine"),
     (dict(iterations=None, time_limit=None), "budget")])
 def test_bad_arguments_are_refused(kwargs, message):
     args = dict(game=GOOFSPIEL4, player_id=0, iterations=10)
@@ -111,6 +198,36 @@ def test_bad_arguments_are_refused(kwargs, message):
 def test_game_without_information_states_is_refused():
     with pytest.raises(ValueError, match="information state"):
         ISSMMCTSBot(pyspiel.load_game("breakthrough"), 0)
+    with pytest.raises(ValueError, match="information state"):
+        ISSMMCTSBot(pyspiel.load_game("dark_chess"), 0)
+
+
+def test_general_sum_game_is_refused():
+    with pytest.raises(ValueError, match="zero-sum"):
+        ISSMMCTSBot(pyspiel.load_game("matrix_pd"), 0)
+
+
+@pytest.mark.parametrize("engine", ["kernel", "generic"])
+def test_terminal_and_chance_states_are_refused(engine):
+    game = pyspiel.load_game("kuhn_poker")
+    bot = ISSMMCTSBot(game, 0, iterations=5, engine=engine)
+    with pytest.raises(ValueError, match="no move"):
+        bot.step(game.new_initial_state())
+    terminal = game.new_initial_state()
+    for action in (0, 1, 0, 0):
+        terminal.apply_action(action)
+    with pytest.raises(ValueError, match="no move"):
+        bot.step(terminal)
+
+
+def test_every_game_starts_fresh_trees_and_moves_within_a_game_share_them():
+    bots = [ISSMMCTSBot(GOOFSPIEL4, p, iterations=40, seed=p) for p in (0, 1)]
+    rng = np.random.RandomState(0)
+    for game_number in (1, 2):
+        evaluate_bots.evaluate_bots(GOOFSPIEL4.new_initial_state(), bots, rng)
+        assert bots[0].search.iterations == 3 * 40  # every move of this game (the last card
+        # plays itself), one search
+        assert bots[0].total_iterations == game_number * 3 * 40
 
 
 def test_state_of_another_game_is_refused():

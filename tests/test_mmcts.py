@@ -260,3 +260,30 @@ def test_final_policies_are_counts_exp3_and_exp3_without_its_exploration():
         MMCTSBot(PHANTOM, 0, training_iterations=0, final_strategy="greedy")
     with pytest.raises(ValueError, match="train_from"):
         MMCTSBot(PHANTOM, 0, training_iterations=0, train_from="leaf")
+
+
+@pytest.mark.parametrize("final_strategy", ["empirical", "exp3_no_exploration"])
+def test_bot_policy_is_the_final_strategy_it_plays(final_strategy):
+    kuhn = pyspiel.load_game("kuhn_poker")
+    bot = MMCTSBot(kuhn, 0, training_iterations=3000, seed=2, final_strategy=final_strategy)
+    policy = bot.policy()
+    state = kuhn.new_initial_state()
+    for action in (2, 0):
+        state.apply_action(action)
+    played, _ = bot.step_with_policy(state)
+    assert policy.action_probabilities(state) == pytest.approx(dict(played))
+    assert 0.0 <= exploitability.nash_conv(kuhn, policy) < 4.0  # an OpenSpiel policy
+    # Off the trees (an information state training never reached): uniform.
+    fresh = MMCTSBot(kuhn, 0, training_iterations=0, seed=2).policy()
+    assert fresh.action_probabilities(state) == {0: 0.5, 1: 0.5}
+    with pytest.raises(ValueError, match="leduc_poker"):
+        policy.action_probabilities(pyspiel.load_game("leduc_poker").new_initial_state()
+                                    .child(0).child(1))
+
+
+def test_phantom_ttt_bot_policy_answers_from_the_array_trees():
+    game = pyspiel.load_game("phantom_ttt")
+    bot = MMCTSBot(game, 0, training_iterations=2000, seed=0)
+    state = game.new_initial_state()
+    played, _ = bot.step_with_policy(state)
+    assert bot.policy().action_probabilities(state) == pytest.approx(dict(played))

@@ -42,6 +42,40 @@ def test_targeted_search_still_converges_and_plays_the_dominant_bet():
     assert search.average_strategy(state, 1)[1][1] > 0.99
 
 
+def kuhn_first_decisions(players=(0, 1)):
+    """Each player's first decision after every deal (player 1's after each first action)."""
+    targets = {}
+    for state, _ in information_sets.decision_states(KUHN):
+        player = state.current_player()
+        if player in players and len(state.history()) == 2 + player:
+            targets.setdefault(state.information_state_string(), state)
+    return list(targets.values())
+
+
+def kuhn_nash_conv_after_targeted_search(state, seed, iterations=30_000):
+    bot = OOSBot(KUHN, state.current_player(), iterations=iterations, seed=seed)
+    bot.step(state)
+    return exploitability.nash_conv(KUHN, bot.policy())
+
+
+def test_kuhn_nash_conv_after_30000_targeted_iterations_from_a_deal_is_below_01():
+    # Issue 24's target with the bot's defaults: the opening decision (player 1 holds the
+    # king), mean of 4 seeds. delta=0.9 leaves the rest of the game 10% of the samples:
+    # 0.10-0.13 (docs/imperfect_information.md).
+    (state,) = [s for s in kuhn_first_decisions((0,)) if s.history()[0] == 2]
+    assert np.mean([kuhn_nash_conv_after_targeted_search(state, seed)
+                    for seed in range(4)]) < 0.1
+
+
+@pytest.mark.slow
+def test_kuhn_nash_conv_after_30000_targeted_iterations_from_any_deal_is_below_01():
+    states = kuhn_first_decisions()
+    assert len(states) == 9  # player 1's three cards, player 2's three after each action
+    for state in states:
+        values = [kuhn_nash_conv_after_targeted_search(state, seed) for seed in range(6)]
+        assert np.mean(values) < 0.1, (state.history(), values)
+
+
 def test_targeted_iterations_only_sample_histories_through_the_target():
     state = KUHN.new_initial_state()
     for action in (2, 0, 1):
@@ -139,23 +173,27 @@ def test_second_mover_of_a_simultaneous_round_targets_every_hidden_first_move():
 
 def test_a_thresholded_bot_plays_only_its_likely_actions_and_exports_what_converges():
     # Same seed, same search: the thresholded bot plays its final strategy without the
-    # actions below 0.3, renormalised, and policy() still exports the average strategy.
+    # actions below 0.5, renormalised, and policy() still exports the average strategy.
     state = KUHN.new_initial_state()
     for action in (0, 2):  # player 0 holds the jack
         state.apply_action(action)
     plain = OOSBot(KUHN, 0, iterations=40, seed=5)
-    cut = OOSBot(KUHN, 0, iterations=40, seed=5, threshold=0.3)
+    cut = OOSBot(KUHN, 0, iterations=40, seed=5, threshold=0.5)
     (a_plain, p_plain), (a_cut, p_cut) = (zip(*bot.step_with_policy(state)[0])
                                           for bot in (plain, cut))
-    assert a_plain == a_cut and min(p_plain) < 0.3 < max(p_plain)  # a mixed strategy
-    kept = [p if p >= 0.3 else 0.0 for p in p_plain]
+    assert a_plain == a_cut and min(p_plain) < 0.5 < max(p_plain)  # a mixed strategy
+    kept = [p if p >= 0.5 else 0.0 for p in p_plain]
     assert p_cut == pytest.approx([p / sum(kept) for p in kept])
     assert cut.policy().action_probabilities(state) == pytest.approx(
         plain.policy().action_probabilities(state))
 
 
 @pytest.mark.parametrize("kwargs, message", [
-    (dict(delta=1.0), "delta"), (dict(epsilon=0.0), "epsilon"), (dict(epsilon=1.5), "epsilon"),
+    (dict(delta=1.0), "delta"), (dict(delta=1.5), "delta"), (dict(delta=-0.1), "delta"),
+    (dict(epsilon=0.0), "epsilon"), (dict(epsilon=1.5), "epsilon"),
+    (dict(epsilon=-0.2), "epsilon"), (dict(gamma=-0.01), "gamma"), (dict(gamma=1.0), "gamma"),
+    (dict(weighting="yes"), "weighting"), (dict(preset="aamas"), "preset"),
+    (dict(final_strategy="best"), "final_strategy"),
     (dict(threshold=1.0), "threshold"), (dict(threshold=-0.1), "threshold"),
     (dict(iterations=0), "iterations"), (dict(time_limit=-1.0), "time_limit"),
     (dict(player_id=2), "player_id")])
@@ -169,6 +207,67 @@ def test_bad_arguments_are_refused(kwargs, message):
 def test_general_sum_game_is_refused():
     with pytest.raises(ValueError, match="zero-sum"):
         OOSBot(pyspiel.load_game("matrix_pd"), 0)
+
+
+def test_a_game_without_information_state_strings_is_refused():
+    with pytest.raises(ValueError, match="information state"):
+        OOSBot(pyspiel.load_game("dark_chess"), 0)
+
+
+def test_terminal_chance_and_foreign_states_are_refused():
+    bot = OOSBot(KUHN, 0, iterations=5)
+    chance = KUHN.new_initial_state()
+    with pytest.raises(ValueError, match="no move"):
+        bot.step(chance)
+    terminal = KUHN.new_initial_state()
+    for action in (0, 1, 0, 0):
+        terminal.apply_action(action)
+    assert terminal.is_terminal()
+    with pytest.raises(ValueError, match="no move"):
+        bot.step(terminal)
+    with pytest.raises(ValueError, match="leduc_poker"):
+        bot.step(pyspiel.load_game("leduc_poker").new_initial_state().child(0).child(1))
+
+
+def test_paper_preset_takes_the_paper_s_settings_and_arguments_override_them():
+    bot = OOSBot(GOOFSPIEL4, 0, iterations=5, preset="paper")
+    search = bot.search
+    assert (search.delta, search.epsilon, search.gamma, search.weighting,
+            bot.final_strategy) == (0.9, 0.4, 0.01, True, "current")
+    bot = OOSBot(GOOFSPIEL4, 0, iterations=5, preset="paper", epsilon=0.6, weighting=False)
+    assert (bot.search.epsilon, bot.search.weighting, bot.search.gamma) == (0.6, False, 0.01)
+
+
+def test_w_t_is_one_over_the_average_strategies_reach_and_scales_every_update():
+    # Fresh tables: the average strategies are uniform, so player 1's first information
+    # set (its card) is reached with the chance probability 1/3 and w_T = 0.1 + 0.9 * 3.
+    state = KUHN.new_initial_state()
+    state.apply_action(2)
+    state.apply_action(0)
+    plain = OutcomeSampling(KUHN, delta=0.9, seed=5)
+    weighted = OutcomeSampling(KUHN, delta=0.9, seed=5, weighting=True)
+    assert weighted.mean_reach(state) == pytest.approx(1 / 3)
+    for search in (plain, weighted):
+        search.target(state, 0)
+        search.run(400)
+    assert (plain.weight, weighted.weight) == (1.0, pytest.approx(2.8))
+    # A factor shared by every update of a search: same samples, tables times w_T.
+    assert plain.nodes.keys() == weighted.nodes.keys()
+    for key, node in plain.nodes.items():
+        assert weighted.nodes[key].regrets == pytest.approx(
+            [2.8 * r for r in node.regrets], rel=1e-9, abs=1e-12)
+        assert weighted.nodes[key].strategy_sums == pytest.approx(
+            [2.8 * x for x in node.strategy_sums], rel=1e-9, abs=1e-12)
+
+
+def test_every_game_starts_a_fresh_search_and_moves_within_a_game_share_it():
+    bots = [OOSBot(GOOFSPIEL4, p, iterations=100, seed=p) for p in (0, 1)]
+    rng = np.random.RandomState(0)
+    evaluate_bots.evaluate_bots(GOOFSPIEL4.new_initial_state(), bots, rng)
+    assert bots[0].search.iterations == 3 * 100  # three searched moves, one search
+    evaluate_bots.evaluate_bots(GOOFSPIEL4.new_initial_state(), bots, rng)
+    assert bots[0].search.iterations == 3 * 100  # restart_at cleared the first game's
+    assert bots[0].total_iterations == 6 * 100
 
 
 def test_step_out_of_turn_is_refused():

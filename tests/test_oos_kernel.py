@@ -27,18 +27,25 @@ def python_tables_by_key(python, kernel):
 
 
 @pytest.mark.parametrize("game_string", GAMES)
-@pytest.mark.parametrize("targeted, gamma", [(False, 0.0), (True, 0.0), (True, 0.01)])
-def test_same_seed_same_tables_as_the_python_engine(game_string, targeted, gamma):
+@pytest.mark.parametrize("targeted, gamma, weighting", [
+    (False, 0.0, False), (True, 0.0, False), (True, 0.01, True)])
+def test_same_seed_same_tables_as_the_python_engine(game_string, targeted, gamma, weighting):
     game = pyspiel.load_game(game_string)
-    python = OutcomeSampling(game, delta=0.8, epsilon=0.6, seed=11, gamma=gamma)
-    kernel = KernelOutcomeSampling(game, delta=0.8, epsilon=0.6, seed=11, gamma=gamma)
-    if targeted:
-        state = information_sets.random_decision_state(python.search_game,
-                                                       np.random.default_rng(3), 3)
-        python.target(state)
-        kernel.target(state)
-    python.run(3000)
-    kernel.run(3000)
+    python = OutcomeSampling(game, delta=0.8, epsilon=0.6, seed=11, gamma=gamma,
+                             weighting=weighting)
+    kernel = KernelOutcomeSampling(game, delta=0.8, epsilon=0.6, seed=11, gamma=gamma,
+                                   weighting=weighting)
+    # Two targets one after the other, as two moves of a game (w_T differs between them).
+    for depth in ((1, 3) if targeted else (None,)):
+        if depth is not None:
+            state = information_sets.random_decision_state(python.search_game,
+                                                           np.random.default_rng(3), depth)
+            python.target(state)
+            kernel.target(state)
+            assert kernel.weight == python.weight
+            assert (kernel.weight > 1.0) == weighting
+        python.run(1500)
+        kernel.run(1500)
     ours = kernel.tables()
     theirs = python_tables_by_key(python, kernel)
     assert len(ours) == len(theirs) >= 12
@@ -106,8 +113,8 @@ def test_a_new_search_is_empty_and_has_loaded_its_compiled_code():
             "from smmcts_spiel.imperfect import compiled_information_sets as c, oos_kernel as k\n"
             "s = k.KernelOutcomeSampling(pyspiel.load_game('kuhn_poker'), seed=0)\n"
             "print(len(k._run.signatures), len(c.enumerate_histories.signatures),"
-            " len(c.key_at.signatures), s.num_nodes, s.iterations,"
-            " s.target_set)\n")
+            " len(c.key_at.signatures), len(k._mean_reach.signatures), s.num_nodes,"
+            " s.iterations, s.target_set)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.split()
-    assert out == ["1", "1", "1", "0", "0", "None"]
+    assert out == ["1", "1", "1", "1", "0", "0", "None"]

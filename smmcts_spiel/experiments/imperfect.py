@@ -14,7 +14,7 @@ Two kinds of strategy are scored with OpenSpiel's ``exploitability.nash_conv``:
   information sets on the way there left (the tables or trees a bot keeps between moves;
   each branch gets its own copy), and the strategy it would play there is recorded. So
   the strategy at an information set is exactly what a bot that started the game afresh
-  would play there. OOS (targeted, its bot's defaults) plays its average strategy;
+  would play there. OOS (targeted) plays as its bot with the preset or settings given;
   OpenSpiel's ISMCTS (a fresh tree at every move, as its bot) its normalised visit counts
   (a mixed strategy; the bot's default, the most visited action, is pure and more
   exploitable); information-set SM-MCTS (RM) its visit frequencies, its trees kept.
@@ -29,7 +29,6 @@ not depend on the order of evaluation.
 from __future__ import annotations
 
 import copy
-import random
 import time
 import zlib
 from typing import Any
@@ -40,21 +39,29 @@ from open_spiel.python import policy as policy_lib
 from open_spiel.python.algorithms import exploitability
 
 from smmcts_spiel.bots.openspiel_bots import ISMCTSBot
-from smmcts_spiel.imperfect import information_sets
-from smmcts_spiel.imperfect.is_smmcts import InformationSetSMMCTS
+from smmcts_spiel.games.kernels.information import information_kernel_for
+from smmcts_spiel.imperfect import information_sets, oos
+from smmcts_spiel.imperfect.is_smmcts_kernel import information_set_smmcts
 from smmcts_spiel.imperfect.oos_kernel import outcome_sampling
 
 ROOT_METHODS = ("oos_root", "os_mccfr")
-#: Online methods and their parameters (OOS: the bot's defaults, then the paper's remedies
-#: one at a time: exploration in regret matching, playing the current strategy, less
-#: targeting).
+#: Online methods and their parameters (OOS: the bot's default preset, the paper's, then
+#: the issue-14 remedies one at a time: exploration in regret matching, playing the
+#: current strategy, less targeting). ``online_point(..., params=...)`` overrides them.
 ONLINE_METHODS: dict[str, dict[str, Any]] = {
-    "oos": dict(delta=0.9, epsilon=0.6, gamma=0.0, final_strategy="average"),
-    "oos_gamma": dict(delta=0.9, epsilon=0.6, gamma=0.01, final_strategy="average"),
-    "oos_current": dict(delta=0.9, epsilon=0.6, gamma=0.0, final_strategy="current"),
-    "oos_delta05": dict(delta=0.5, epsilon=0.6, gamma=0.0, final_strategy="average"),
+    "oos": oos.preset_settings("default"),
+    "oos_average": oos.preset_settings("default", final_strategy="average"),
+    "oos_paper": oos.preset_settings("paper"),
+    "oos_gamma": dict(delta=0.9, epsilon=0.6, gamma=0.01, weighting=False,
+                      final_strategy="average"),
+    "oos_current": dict(delta=0.9, epsilon=0.6, gamma=0.0, weighting=False,
+                        final_strategy="current"),
+    "oos_delta05": dict(delta=0.5, epsilon=0.6, gamma=0.0, weighting=False,
+                        final_strategy="average"),
     "ismcts": dict(uct_c=2.0, final_policy="normalized_visits"),
     "is_smmcts_rm": dict(selector="rm", gamma=0.1, final_strategy="empirical"),
+    "is_smmcts": dict(selector="exp3", gamma=0.1,  # ISSMMCTSBot's defaults
+                      final_strategy="empirical_no_exploration"),
 }
 METHODS = ROOT_METHODS + tuple(ONLINE_METHODS)
 BUDGET_KINDS = ("iterations", "seconds")
@@ -133,20 +140,24 @@ class OnlineSearcher:
     """
 
     def __init__(self, game_string: str, method: str, iterations: int | None,
-                 time_limit: float | None, seed: int):
+                 time_limit: float | None, seed: int, params: dict | None = None):
         if method not in ONLINE_METHODS:
             raise ValueError(f"unknown online method {method!r}; choose one of "
                              f"{', '.join(ONLINE_METHODS)}")
         self.game = pyspiel.load_game(game_string)
         self.scored = scored_game(game_string)
         self.method = method
-        self.params = ONLINE_METHODS[method]
+        self.params = dict(ONLINE_METHODS[method], **(params or {}))
         self.iterations, self.time_limit = iterations, time_limit
         self.seed = seed
         self.searches = 0
         self.search_seconds = 0.0
         self.search_iterations = 0
-        if method == "is_smmcts_rm":  # the bots load it themselves; OOS has no world sampler
+        # IS-SM-MCTS: compiled on the game itself where it has a kernel (its keys answer the
+        # scored turn-based states too), else over the scored game's pyspiel states.
+        self._searched = (self.game if information_kernel_for(self.game) is not None
+                          else self.scored)
+        if method.startswith("is_smmcts"):  # the bots load it themselves; OOS has no worlds
             # Load the compiled information-set walk now, not in the first timed search.
             information_sets.load_compiled_walk(self.scored)
         if method == "ismcts":
@@ -160,11 +171,12 @@ class OnlineSearcher:
             p = self.params
             # The compiled engine loads its code when built, not in the first timed search.
             return outcome_sampling(self.game, delta=p["delta"], epsilon=p["epsilon"],
-                                    gamma=p["gamma"], seed=self.seed)
-        if self.method == "is_smmcts_rm":
+                                    gamma=p["gamma"], weighting=p["weighting"], seed=self.seed)
+        if self.method.startswith("is_smmcts"):
             p = self.params
-            return InformationSetSMMCTS(self.scored, p["selector"], gamma=p["gamma"],
-                                        final_strategy=p["final_strategy"], seed=self.seed)
+            return information_set_smmcts(self._searched, selector=p["selector"],
+                                          gamma=p["gamma"], final_strategy=p["final_strategy"],
+                                          seed=self.seed)
         return None
 
     def copy(self, memory):
@@ -183,13 +195,12 @@ class OnlineSearcher:
             self.search_iterations += memory.run(self.iterations, left)
             actions, probs = memory.strategy(state, player, self.params["final_strategy"])
             policy = list(zip(actions, probs))
-        elif self.method == "is_smmcts_rm":
-            rng = random.Random(key_seed)
-            memory.reseed(rng.getrandbits(63))
-            sampler = information_sets.WorldSampler(self.scored, state, player, rng)
+        elif self.method.startswith("is_smmcts"):
+            memory.reseed(key_seed)
+            worlds = memory.worlds(state, player)
             left = None if self.time_limit is None else max(
                 self.time_limit - (time.perf_counter() - start), 1e-9)
-            self.search_iterations += memory.run(sampler, self.iterations, left)
+            self.search_iterations += memory.run(worlds, self.iterations, left)
             policy = list(zip(*memory.strategy(state, player)))
         else:
             bot = self._bots[player]
@@ -264,15 +275,16 @@ class TablePolicy(policy_lib.Policy):
         return self._table[(player, state.information_state_string(player))]
 
 
-def online_point(game_string: str, method: str, budget, kind: str,
-                 seed: int) -> dict[str, np.ndarray]:
-    """NashConv of the stitched online strategy of ``method`` with ``budget`` iterations
-    (``kind="iterations"``) or seconds (``kind="seconds"``) per move."""
+def online_point(game_string: str, method: str, budget, kind: str, seed: int,
+                 params: dict | None = None) -> dict[str, np.ndarray]:
+    """NashConv of the stitched online strategy of ``method`` (its settings updated with
+    ``params``) with ``budget`` iterations (``kind="iterations"``) or seconds
+    (``kind="seconds"``) per move."""
     if kind not in BUDGET_KINDS:
         raise ValueError(f"kind must be one of {BUDGET_KINDS}, got {kind!r}")
     iterations, time_limit = ((int(budget), None) if kind == "iterations"
                               else (None, float(budget)))
-    searcher = OnlineSearcher(game_string, method, iterations, time_limit, seed)
+    searcher = OnlineSearcher(game_string, method, iterations, time_limit, seed, params)
     forest = InformationSetForest(searcher.scored)
     table = stitched_policy(forest, searcher)
     nash_conv = exploitability.nash_conv(searcher.scored, TablePolicy(searcher.scored, table))
@@ -283,13 +295,14 @@ def online_point(game_string: str, method: str, budget, kind: str,
                                                / max(searcher.searches, 1)])}
 
 
-def exploitability_job(game: str, method: str, budgets, kind: str,
-                       seed: int) -> dict[str, np.ndarray]:
+def exploitability_job(game: str, method: str, budgets, kind: str, seed: int,
+                       params: dict | None = None) -> dict[str, np.ndarray]:
     """One job of ``scripts/imperfect_exploitability.py``: a root curve over the
-    checkpoints ``budgets`` (``kind="root"``), or one online point (one budget)."""
+    checkpoints ``budgets`` (``kind="root"``), or one online point (one budget; the
+    method's settings updated with ``params``)."""
     if method in ROOT_METHODS:
         curve = root_curve(game, method, budgets, seed)
         return {"budget": curve["iterations"].astype(float), "nash_conv": curve["nash_conv"],
                 "seconds": curve["seconds"]}
     (budget,) = budgets
-    return online_point(game, method, budget, kind, seed)
+    return online_point(game, method, budget, kind, seed, params)

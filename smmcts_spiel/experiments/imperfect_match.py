@@ -23,26 +23,34 @@ from smmcts_spiel.bots import BeliefSamplerBot, ISSMMCTSBot, MMCTSBot, OOSBot
 from smmcts_spiel.bots.openspiel_bots import ISMCTSBot
 from smmcts_spiel.bots.smmcts_bot import DEFAULT_THRESHOLD
 
-BOT_NAMES = ("oos", "oos_threshold", "is_smmcts_rm", "is_smmcts_exp3", "ismcts", "mmcts",
-             "belief_sampler", "random")
+BOT_NAMES = ("oos", "oos_paper", "oos_threshold", "is_smmcts_rm", "is_smmcts_exp3", "ismcts",
+             "mmcts", "belief_sampler", "random")
 _MMCTS_BATCH = 200
 
 
 class TimedMMCTSBot(pyspiel.Bot):
     """MMCTSBot (Exp3, empirical final strategy) training from its information state
-    until the time per move is up; its trees persist between moves and games."""
+    until the time per move is up; its trees persist between the moves of a game, and
+    every game starts with fresh trees (one search per game, like the other bots)."""
 
     def __init__(self, game: pyspiel.Game, player_id: int, time_limit: float, seed: int):
         super().__init__()
         checks.check_budget(None, time_limit)
         self._time_limit = float(time_limit)
+        self._game, self._player_id = game, player_id
+        self._seeds = random.Random(seed)
+        self.simulations = 0
+        self._new_search()
+
+    def _new_search(self) -> None:
         # One training simulation compiles the numba engine now, not during a timed move.
-        self._bot = MMCTSBot(game, player_id, training_iterations=1, gamma=0.1, seed=seed,
-                             final_strategy="empirical")
-        self.simulations = 1
+        self._bot = MMCTSBot(self._game, self._player_id, training_iterations=1, gamma=0.1,
+                             seed=self._seeds.getrandbits(31), final_strategy="empirical")
+        self.simulations += 1
 
     def restart_at(self, state) -> None:
-        """Nothing to do: the trees are indexed by information states of the whole game."""
+        """A new game: fresh trees."""
+        self._new_search()
 
     def step(self, state: pyspiel.State) -> int:
         deadline = time.perf_counter() + self._time_limit
@@ -55,11 +63,11 @@ class TimedMMCTSBot(pyspiel.Bot):
 def make_bot(name: str, game: pyspiel.Game, player_id: int, time_limit: float,
              seed: int) -> pyspiel.Bot:
     """A fresh, seeded bot ``name`` (one of :data:`BOT_NAMES`) with ``time_limit`` s/move."""
-    if name in ("oos", "oos_threshold"):
+    if name in ("oos", "oos_paper", "oos_threshold"):
         # oos_threshold: the default final-move threshold of SMMCTSBot (issue 12).
         threshold = DEFAULT_THRESHOLD if name == "oos_threshold" else 0.0
         return OOSBot(game, player_id, iterations=None, time_limit=time_limit, seed=seed,
-                      threshold=threshold)
+                      threshold=threshold, preset="paper" if name == "oos_paper" else "default")
     if name in ("is_smmcts_rm", "is_smmcts_exp3"):
         return ISSMMCTSBot(game, player_id, selector=name.rpartition("_")[2], gamma=0.1,
                            iterations=None, time_limit=time_limit, seed=seed)
@@ -77,7 +85,7 @@ def make_bot(name: str, game: pyspiel.Game, player_id: int, time_limit: float,
 def search_iterations(bot: pyspiel.Bot) -> int | None:
     """Iterations (simulations) the bot has searched so far, if it searches."""
     if isinstance(bot, (OOSBot, ISSMMCTSBot)):
-        return bot.search.iterations
+        return bot.total_iterations
     if isinstance(bot, ISMCTSBot):
         return bot.total_simulations
     return getattr(bot, "simulations", None)
@@ -85,7 +93,11 @@ def search_iterations(bot: pyspiel.Bot) -> int | None:
 
 def play_pair(game: pyspiel.Game, name_a: str, name_b: str, num_games: int,
               time_limit: float, seed: int, progress: bool = True) -> dict:
-    """``num_games`` games of A against B, seats alternating; A's returns and search rates."""
+    """``num_games`` games of A against B, seats alternating; A's returns and search rates.
+
+    Every game starts each bot afresh (``evaluate_bots`` calls ``restart_at``, which clears
+    the searches' tables and trees); a bot keeps its search between the moves of a game.
+    """
     rng = random.Random(seed)
     bots_a = [make_bot(name_a, game, p, time_limit, rng.getrandbits(31)) for p in (0, 1)]
     bots_b = [make_bot(name_b, game, p, time_limit, rng.getrandbits(31)) for p in (0, 1)]

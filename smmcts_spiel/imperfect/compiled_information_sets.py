@@ -33,10 +33,13 @@ def kernel_of(search_game: pyspiel.Game) -> kernels.InformationKernel | None:
 def target_trie(kernel: kernels.InformationKernel, history, player: int):
     """(trie, trie_open) of ``player``'s information set after ``history`` (see
     :func:`enumerate_set`), without converting the histories to Python tuples."""
-    return _walk(kernel, history, player)[:2]
+    return walk(kernel, history, player)[:2]
 
 
-def _walk(kernel, history, player):
+def walk(kernel: kernels.InformationKernel, history, player: int):
+    """(trie, trie_open, histories, lengths, chance weights, count) of ``player``'s
+    information set after ``history``: the arrays of :func:`enumerate_set`, the first
+    ``count`` rows of ``histories`` (``lengths[h]`` actions each) being the set."""
     k = kernel
     history = np.asarray(history, np.int64)
     root = k.initial_state()
@@ -59,7 +62,7 @@ def enumerate_set(kernel: kernels.InformationKernel, history, player: int):
     ``trie[t, action]`` is the child of prefix ``t`` (-1: none; the root prefix is 0);
     ``trie_open[t]`` says whether prefix ``t`` is a strict prefix of a history in the set.
     """
-    trie, trie_open, histories, lengths, weights, count = _walk(kernel, history, player)
+    trie, trie_open, histories, lengths, weights, count = walk(kernel, history, player)
     found = tuple(tuple(int(a) for a in histories[h, :lengths[h]]) for h in range(count))
     return found, tuple(float(w) for w in weights), trie, trie_open
 

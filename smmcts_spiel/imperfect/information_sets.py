@@ -232,11 +232,13 @@ class WorldSampler:
     player cannot tell from ``state``; histories are weighted by their chance
     probabilities, i.e. the belief of a player who assumes the opponent plays uniformly
     (the determinisation of ISMCTS). ``sampler(state, player)`` ignores its arguments, so
-    it also serves as the resampler of OpenSpiel's ``ISMCTSBot``.
+    it also serves as the resampler of OpenSpiel's ``ISMCTSBot``. ``sampler.draw(u)`` is
+    the world of a given uniform number ``u`` in [0, 1) (a search drawing from its own
+    generator).
     """
 
     def __init__(self, game: pyspiel.Game, state: pyspiel.State, player: int,
-                 rng: random.Random):
+                 rng: random.Random | None = None):
         search_game = check_sequential_search_game(game, "the world sampler")
         simultaneous = search_game is not game
         decision = decision_state(search_game, state, player)
@@ -249,7 +251,15 @@ class WorldSampler:
         self._rng = rng
 
     def __call__(self, state=None, player=None) -> pyspiel.State:
-        u = self._rng.random() * self._cumulative[-1]
+        if self._rng is None:
+            raise ValueError("this WorldSampler has no generator: give it rng= to call it, "
+                             "or draw worlds with draw(u)")
+        return self.draw(self._rng.random())
+
+    def draw(self, u: float) -> pyspiel.State:
+        """The world of the uniform number ``u``: the history where the cumulative chance
+        probability (scaled to 1) passes ``u``."""
+        u = u * self._cumulative[-1]
         history = self._histories[min(bisect.bisect_right(self._cumulative, u),
                                       len(self._histories) - 1)]
         if self._simultaneous:

@@ -31,6 +31,7 @@ import dataclasses
 
 import numpy as np
 import pyspiel
+from open_spiel.python import policy as policy_lib
 from tqdm import tqdm
 
 from smmcts_spiel import checks
@@ -184,3 +185,23 @@ class MultipleTreeSearch:
         probs = node.policy(check_final_strategy(final_strategy))
         return list(zip(node.legal_actions, probs, strict=True)), True
 
+
+
+class MMCTSPolicy(policy_lib.Policy):
+    """Both players' final strategies of an MMCTS search (either engine) as an OpenSpiel
+    policy of its game: the tree's strategy at the mover's information state, uniform off
+    the tree. States of another game are refused."""
+
+    def __init__(self, search, final_strategy: str = "empirical"):
+        super().__init__(search.game, [0, 1])
+        self._search = search
+        self._final_strategy = check_final_strategy(final_strategy)
+
+    def action_probabilities(self, state, player_id=None):
+        checks.check_state_game(state, str(self._search.game), "an MMCTS policy")
+        if state.is_terminal() or state.is_chance_node():
+            raise ValueError(f"no player decides in this state:\n{state}")
+        if player_id is not None and player_id != state.current_player():
+            raise ValueError(f"player {player_id} is not to move in this state (player "
+                             f"{state.current_player()} is):\n{state}")
+        return dict(self._search.policy(state, self._final_strategy)[0])

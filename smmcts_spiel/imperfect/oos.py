@@ -24,6 +24,19 @@ regret ``r[a] += W (pi(ha, z) - pi(h, z))`` for the sampled ``a`` and ``-W pi(h,
 the others; at the opponent's, the average strategy gains ``pi_-i(h) sigma(h) / q(h)``.
 ``delta = 0`` is plain (untargeted) outcome sampling MCCFR.
 
+**Weighting (w_T).** When the search moves to a new target, the samples that reached the
+new information set ``I`` before (rarely, with large importance weights) would outweigh
+the many targeted ones that follow (small weights). With ``weighting=True`` every update
+of the iterations run for a target is multiplied by ``w_T = (1 - delta) + delta P_t(I) /
+P(I)`` (the initial call ``OOS(root, 1, 1, 1/w_T, 1/w_T, i)`` of Alg. 1), ``P(I)`` the
+probability of reaching ``I`` under the current average strategies of both players and
+chance, ``P_t(I)`` the same under targeted sampling (1 here: the targeting is exact). The
+paper prints this expression as ``1/w_T``; its own example (``w_T = s_m / s_0``) and
+GTLibrary's ``ISTargeting.update`` / ``OOSAlgorithm.runMiliseconds`` (initial sample
+probabilities ``1 / getSampleProbMultiplayer()``) make it ``w_T``. A factor shared by all
+updates of one search changes nothing within it; it weighs a later move's search against
+the earlier ones.
+
 Sequential games are searched directly; a simultaneous game through
 ``pyspiel.convert_to_turn_based`` (each round: player 1's turn, then player 2's, who does
 not see player 1's action).
@@ -46,8 +59,57 @@ if TYPE_CHECKING:  # the compiled engine imports this module
     from smmcts_spiel.imperfect.oos_kernel import KernelOutcomeSampling
 
 #: What a search recommends at an information set: the average strategy (the one that
-#: converges to an equilibrium) or the current regret-matching strategy.
+#: converges to an equilibrium) or the current regret-matching strategy (``gamma`` mixed
+#: in, as the search samples it).
 FINAL_STRATEGIES = ("average", "current")
+
+#: Largest w_T: the bound when the average strategies (almost) never reach the target.
+MAX_WEIGHT = 1e6
+
+#: Settings of OOS, by preset. ``paper``: Lisy, Lanctot, Bowling, "Online Monte Carlo
+#: Counterfactual Regret Minimization for Search in Imperfect Information Games", AAMAS
+#: 2015, and GTLibrary's OOS (github.com/aicenter/gtlibrary-java, commit 3b5a5bc8 "State of
+#: the AAMAS 2015 IIOOS experiments") where the paper is silent:
+#:
+#: * ``delta=0.9``, ``epsilon=0.4``: Sec. 5.4 (head-to-head) and Fig. 4's caption, "OOS
+#:   run with IST ... targeting delta=0.9 and exploration epsilon=0.4" (0.6 in its
+#:   convergence runs, Sec. 5.4.1; 0.6 is also GTLibrary's default);
+#: * ``gamma=0.01``: Sec. 4.3, "a more explorative regret matching ... with gamma=0.01"
+#:   (GTLibrary: ``OOSAlgorithmData.useEpsilonRM = true``, ``0.99 r+/R + 0.01/K``, used
+#:   to sample, for the average-strategy increments and for play);
+#: * ``weighting=True``: the factor w_T of Sec. 4.3 (see the module docstring);
+#: * ``final_strategy="current"``: how a move is chosen is not in the paper; GTLibrary's
+#:   ``OOSAlgorithm.runMiliseconds`` samples it from the current regret-matching strategy
+#:   (``useCurrentStrategy = true``);
+#: * information-set targeting (IST), the paper's choice for II-Goofspiel (its PST is not
+#:   implemented here); one fresh search per game (GTLibrary's
+#:   ``IIGMatchesExperiment.runMatch`` builds new players for every match), tables kept
+#:   between the moves of a game.
+#:
+#: ``default``: the paper's settings with less targeting, ``delta=0.5``, chosen by
+#: measurement (docs/imperfect_information.md, issue 24): against OpenSpiel's ISMCTS on
+#: II-Goofspiel(6) at 0.1 s per move it is at least as strong as 0.9 (0.99 is behind), and
+#: whole-game NashConv after 30,000 targeted iterations on Kuhn falls from 0.10-0.13 at
+#: ``delta=0.9`` to 0.05-0.06 (90% of the samples through one information set leave the
+#: rest of the game 10% of them, weighted 10x).
+PRESETS = {
+    "paper": dict(delta=0.9, epsilon=0.4, gamma=0.01, weighting=True, final_strategy="current"),
+    "default": dict(delta=0.5, epsilon=0.4, gamma=0.01, weighting=True,
+                    final_strategy="current"),
+}
+
+
+def preset_settings(preset: str = "default", **overrides) -> dict:
+    """The settings of ``preset`` (a key of :data:`PRESETS`), with ``overrides`` that are
+    not None replacing them."""
+    if preset not in PRESETS:
+        raise ValueError(f"preset must be one of {', '.join(PRESETS)}, got {preset!r}")
+    settings = dict(PRESETS[preset])
+    unknown = set(overrides) - set(settings)
+    if unknown:
+        raise ValueError(f"unknown OOS settings {sorted(unknown)}; known: {sorted(settings)}")
+    settings.update({k: v for k, v in overrides.items() if v is not None})
+    return settings
 
 
 def check_parameters(game: pyspiel.Game, delta: float, epsilon: float, gamma: float = 0.0):
@@ -61,6 +123,20 @@ def check_parameters(game: pyspiel.Game, delta: float, epsilon: float, gamma: fl
                          "action for the regrets to converge")
     gamma = checks.check_probability(gamma, "gamma", below_one=True)
     return search_game, delta, epsilon, gamma
+
+
+def check_weighting(weighting) -> bool:
+    if not isinstance(weighting, (bool, np.bool_)):
+        raise ValueError(f"weighting must be True or False, got {weighting!r}")
+    return bool(weighting)
+
+
+def target_weight(delta: float, reach: float) -> float:
+    """w_T for a target reached with probability ``reach`` under the average strategies
+    (targeted sampling reaches it surely), at most :data:`MAX_WEIGHT`."""
+    if reach * MAX_WEIGHT <= delta:
+        return MAX_WEIGHT
+    return min((1.0 - delta) + delta / reach, MAX_WEIGHT)
 
 
 def check_final_strategy(final_strategy: str) -> str:
@@ -105,17 +181,21 @@ class OutcomeSampling:
         (the paper uses 0.01 so that information sets below an opponent's unlikely move
         keep improving); 0 is plain regret matching.
       seed: seeds the sampling; same seed, same tables.
+      weighting: multiply the updates of each target's iterations by w_T (module
+        docstring).
     """
 
     def __init__(self, game: pyspiel.Game, delta: float = 0.9, epsilon: float = 0.6,
-                 seed: int | None = None, gamma: float = 0.0):
+                 seed: int | None = None, gamma: float = 0.0, weighting: bool = False):
         self.game = game
         self.search_game, self.delta, self.epsilon, self.gamma = check_parameters(
             game, delta, epsilon, gamma)
+        self.weighting = check_weighting(weighting)
         self._rng = np.random.default_rng(seed)
         self.nodes: dict[tuple[int, str], InfoSetNode] = {}
         self.iterations = 0
         self._target: information_sets.InformationSet | None = None
+        self.weight = 1.0  # w_T of the current target
         self._root = self.search_game.new_initial_state()
 
     def reseed(self, seed: int | None) -> None:
@@ -124,14 +204,39 @@ class OutcomeSampling:
 
     # ---------------------------------------------------------------- targeting
     def set_target(self, target: information_sets.InformationSet | None) -> None:
-        """Target ``target`` with probability ``delta`` from now on (None: no targeting)."""
+        """Target ``target`` with probability ``delta`` from now on (None: no targeting);
+        with ``weighting``, w_T is computed from the average strategies now."""
         self._target = target
+        self.weight = 1.0
+        if target is not None and self.weighting:
+            self.weight = target_weight(self.delta, self._histories_reach(target.histories))
 
     def target(self, state: pyspiel.State | None, player: int | None = None) -> None:
         """Target ``player``'s (default: the mover's) information set at ``state`` of
         ``search_game`` (None: no targeting)."""
-        self._target = (None if state is None
+        self.set_target(None if state is None
                         else information_sets.information_set(self.search_game, state, player))
+
+    def mean_reach(self, state: pyspiel.State, player: int | None = None) -> float:
+        """The probability that chance and both players' average strategies (uniform off
+        the tree) reach ``player``'s information set at ``state`` of ``search_game``."""
+        target = information_sets.information_set(self.search_game, state, player)
+        return self._histories_reach(target.histories)
+
+    def _histories_reach(self, histories) -> float:
+        total = 0.0
+        for history in histories:
+            state = self._root.clone()
+            reach = 1.0
+            for action in history:
+                if state.is_chance_node():
+                    reach = reach * dict(state.chance_outcomes())[action]
+                else:
+                    actions, probs = self.average_strategy(state)
+                    reach = reach * probs[actions.index(action)]
+                state.apply_action(action)
+            total += reach
+        return total
 
     @property
     def target_set(self) -> information_sets.InformationSet | None:
@@ -156,7 +261,8 @@ class OutcomeSampling:
         update_player = self.iterations % 2
         targeted = self._target is not None and self._rng.random() < self.delta
         consistent = self._target.consistent_actions if self._target is not None else None
-        self._walk(self._root.clone(), (), update_player, 1.0, 1.0, 1.0, 1.0, targeted,
+        scale = 1.0 / self.weight
+        self._walk(self._root.clone(), (), update_player, 1.0, 1.0, scale, scale, targeted,
                    consistent, True)
         self.iterations += 1
 
@@ -252,7 +358,8 @@ class OutcomeSampling:
     def strategy(self, state: pyspiel.State, player: int | None = None,
                  final_strategy: str = "average"):
         """(actions, average or current strategy) at ``state`` of ``search_game``; uniform
-        off-tree. The current strategy is regret matching without exploration."""
+        off-tree. The current strategy is regret matching with the ``gamma`` exploration
+        the search samples with."""
         if player is None:
             player = state.current_player()
         actions = state.legal_actions(player)
@@ -260,7 +367,7 @@ class OutcomeSampling:
         if node is None:
             return actions, [1.0 / len(actions)] * len(actions)
         if check_final_strategy(final_strategy) == "current":
-            return actions, list(node.current_strategy())
+            return actions, list(node.current_strategy(self.gamma))
         return actions, node.average_strategy()
 
     def policy(self) -> OOSPolicy:
@@ -268,8 +375,11 @@ class OutcomeSampling:
         return OOSPolicy(self)
 
     def reset(self) -> None:
+        """Forget the tables and the target: a fresh search (a new game)."""
         self.nodes.clear()
         self.iterations = 0
+        self._target = None
+        self.weight = 1.0
 
 
 class OOSPolicy(policy_lib.Policy):

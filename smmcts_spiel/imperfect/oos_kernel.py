@@ -34,12 +34,14 @@ import pyspiel
 
 from smmcts_spiel import checks
 from smmcts_spiel.games.kernels import information as kernels
-from smmcts_spiel.imperfect import compiled_information_sets, information_sets
+from smmcts_spiel.imperfect import compiled_information_sets, information_sets, key_table
 from smmcts_spiel.imperfect.oos import (
     OOSPolicy,
     OutcomeSampling,
     check_final_strategy,
     check_parameters,
+    check_weighting,
+    target_weight,
 )
 from smmcts_spiel.search import selectors, tree_arrays
 
@@ -47,46 +49,7 @@ _inlined = numba.njit(inline="always", error_model="numpy")
 _rm_probabilities = _inlined(selectors.regret_matching_probabilities)
 _sample_index = _inlined(selectors.sample_index)
 
-_EMPTY = -1  # an unused hash slot (information keys are >= 0)
 _CHECK_EVERY = 0.002  # seconds between clock checks under a time limit
-
-
-# ------------------------------------------------------------------------ hash table
-@numba.njit(inline="always")
-def _slot(key, mask):
-    h = np.uint64(key) * np.uint64(11400714819323198485)
-    return np.int64((h ^ (h >> np.uint64(29))) & np.uint64(mask))
-
-
-@numba.njit(cache=True)
-def _find(key, hash_keys, hash_nodes):
-    """The row of ``key``, or -1."""
-    mask = hash_keys.shape[0] - 1
-    s = _slot(key, mask)
-    while hash_keys[s] != _EMPTY:
-        if hash_keys[s] == key:
-            return hash_nodes[s]
-        s = (s + 1) & mask
-    return -1
-
-
-@numba.njit(cache=True)
-def _insert(key, node, hash_keys, hash_nodes):
-    mask = hash_keys.shape[0] - 1
-    s = _slot(key, mask)
-    while hash_keys[s] != _EMPTY:
-        s = (s + 1) & mask
-    hash_keys[s] = key
-    hash_nodes[s] = node
-
-
-@numba.njit(cache=True)
-def _rehash(node_keys, num_nodes, capacity):
-    hash_keys = np.full(capacity, _EMPTY, np.int64)
-    hash_nodes = np.zeros(capacity, np.int64)
-    for node in range(num_nodes):
-        _insert(node_keys[node], node, hash_keys, hash_nodes)
-    return hash_keys, hash_nodes
 
 
 # ------------------------------------------------------------------------ sampling
@@ -134,11 +97,12 @@ def _next_trie_node(trie, trie_open, t, action):
 # ------------------------------------------------------------------------ iterations
 @numba.njit(cache=True)
 def _run(iterations, first_iteration, code, root, params, data, delta, epsilon, gamma,
-         has_target,
+         has_target, scale,
          trie, trie_open, regrets, sums, num_actions, node_keys, counters, hash_keys,
          hash_nodes, rng, max_depth):
     """Runs ``iterations`` OOS iterations in place (update player alternating from
-    ``first_iteration``); ``counters[0]`` is the number of rows in use."""
+    ``first_iteration``; sample probabilities start at ``scale``, 1 / w_T); ``counters[0]``
+    is the number of rows in use."""
     width = regrets.shape[1]
     moves = max(width, trie.shape[1])  # chance outcomes included
     actions = np.zeros(moves, np.int64)
@@ -168,8 +132,8 @@ def _run(iterations, first_iteration, code, root, params, data, delta, epsilon, 
         pending = -1
         reach_i = 1.0
         reach_o = 1.0
-        s1 = 1.0
-        s2 = 1.0
+        s1 = scale
+        s2 = scale
         in_tree = True
         depth = 0
         u_terminal = 0.0
@@ -194,7 +158,7 @@ def _run(iterations, first_iteration, code, root, params, data, delta, epsilon, 
                 node = -1
                 if in_tree:
                     key = kernels.information_key(code, state, params, data, mover)
-                    node = _find(key, hash_keys, hash_nodes)
+                    node = key_table.find(key, hash_keys, hash_nodes)
                     if node < 0:
                         node = counters[0]
                         counters[0] += 1
@@ -203,7 +167,7 @@ def _run(iterations, first_iteration, code, root, params, data, delta, epsilon, 
                         for k in range(n):
                             regrets[node, k] = 0.0
                             sums[node, k] = 0.0
-                        _insert(key, node, hash_keys, hash_nodes)
+                        key_table.insert(key, node, hash_keys, hash_nodes)
                         in_tree = False  # the playout starts below the node just added
                 sigma = path_sigma[depth]
                 if node >= 0:
@@ -264,20 +228,62 @@ def _run(iterations, first_iteration, code, root, params, data, delta, epsilon, 
             x = tail
 
 
+@numba.njit(cache=True)
+def _mean_reach(code, root, params, data, histories, lengths, count, sums, num_actions,
+                hash_keys, hash_nodes, width, moves):
+    """The probability that chance and both players' average strategies (uniform off the
+    tree) play one of the first ``count`` ``histories`` (the arithmetic of
+    ``OutcomeSampling.mean_reach``)."""
+    actions = np.zeros(moves, np.int64)
+    probs = np.zeros(moves, np.float64)
+    scratch = np.zeros(width, np.int64)
+    total = 0.0
+    for h in range(count):
+        state = root.copy()
+        pending = -1
+        reach = 1.0
+        for d in range(lengths[h]):
+            a = histories[h, d]
+            mover = kernels.to_move(code, state, params, data, pending, scratch)
+            if mover == -1:
+                n = kernels.chance_outcomes(code, state, params, data, actions, probs)
+                for k in range(n):
+                    if actions[k] == a:
+                        reach = reach * probs[k]
+            else:
+                n = kernels.legal_actions(code, state, params, data, mover, actions)
+                row = key_table.find(kernels.information_key(code, state, params, data, mover),
+                            hash_keys, hash_nodes)
+                mass = 0.0
+                if row >= 0:
+                    for k in range(n):
+                        mass += sums[row, k]
+                for k in range(n):
+                    if actions[k] == a:
+                        if mass <= 0.0:
+                            reach = reach * (1.0 / n)
+                        else:
+                            reach = reach * (sums[row, k] / mass)
+            pending = kernels.step(code, state, params, data, pending, mover, a, scratch)
+        total += reach
+    return total
+
+
 class KernelOutcomeSampling:
     """OOS tables of both players and compiled iterations (same interface as the Python
     :class:`~smmcts_spiel.imperfect.oos.OutcomeSampling`).
 
     Args:
       game: a game with an information kernel (``information_kernel_for(game)``).
-      delta, epsilon, seed, gamma: as the Python engine's.
+      delta, epsilon, seed, gamma, weighting: as the Python engine's.
     """
 
     def __init__(self, game: pyspiel.Game, delta: float = 0.9, epsilon: float = 0.6,
-                 seed: int | None = None, gamma: float = 0.0):
+                 seed: int | None = None, gamma: float = 0.0, weighting: bool = False):
         self.game = game
         self.search_game, self.delta, self.epsilon, self.gamma = check_parameters(
             game, delta, epsilon, gamma)
+        self.weighting = check_weighting(weighting)
         kernel = kernels.information_kernel_for(game)
         if kernel is None:
             raise ValueError(f"{game} has no information kernel "
@@ -287,7 +293,9 @@ class KernelOutcomeSampling:
         self._rng = np.random.default_rng(seed)
         self._root = self.kernel.initial_state()
         self.iterations = 0
-        self._target = None  # (state, player, trie, trie_open) of the target
+        # (state, player, trie, trie_open) of the target
+        self._target: tuple | None = None
+        self.weight = 1.0  # w_T of the current target
         self._no_trie = np.full((1, self.kernel.num_action_ids), -1, np.int64)
         self._no_trie_open = np.zeros(1, np.bool_)
         self.reset()
@@ -301,6 +309,7 @@ class KernelOutcomeSampling:
         first = information_sets.first_decision_state(self.search_game)
         self.target(first, first.current_player())
         self._iterate(1)
+        self.mean_reach(first, first.current_player())
         self.key(first, first.current_player())
         self.target(None)
         self.reset()
@@ -315,9 +324,10 @@ class KernelOutcomeSampling:
         self.num_actions = np.zeros(1024, np.int64)
         self.node_keys = np.zeros(1024, np.int64)
         self.counters = np.zeros(1, np.int64)
-        self.hash_keys = np.full(2048, _EMPTY, np.int64)
-        self.hash_nodes = np.zeros(2048, np.int64)
+        self.hash_keys, self.hash_nodes = key_table.empty_table()
         self.iterations = 0
+        self._target = None
+        self.weight = 1.0
 
     @property
     def num_nodes(self) -> int:
@@ -329,20 +339,13 @@ class KernelOutcomeSampling:
         need = self.num_nodes + new_nodes
         rows = self.regrets.shape[0]
         if need > rows:
-            rows = max(need, 2 * rows)
-            used = self.num_nodes
-
-            def enlarged(array):
-                bigger = np.zeros((rows,) + array.shape[1:], array.dtype)
-                bigger[:used] = array[:used]
-                return bigger
-            self.regrets, self.sums = enlarged(self.regrets), enlarged(self.sums)
-            self.num_actions, self.node_keys = enlarged(self.num_actions), enlarged(self.node_keys)
-        capacity = self.hash_keys.shape[0]
-        if 2 * need > capacity:
-            while 2 * need > capacity:
-                capacity *= 2
-            self.hash_keys, self.hash_nodes = _rehash(self.node_keys, self.num_nodes, capacity)
+            rows, used = max(need, 2 * rows), self.num_nodes
+            for name in ("regrets", "sums", "num_actions", "node_keys"):
+                setattr(self, name, key_table.enlarged(getattr(self, name), rows, used))
+        capacity = key_table.capacity_for(need, self.hash_keys.shape[0])
+        if capacity > self.hash_keys.shape[0]:
+            self.hash_keys, self.hash_nodes = key_table.rehash(self.node_keys, self.num_nodes,
+                                                               capacity)
 
     def reseed(self, seed: int | None) -> None:
         """Draw the following iterations from a fresh generator seeded with ``seed``."""
@@ -352,17 +355,44 @@ class KernelOutcomeSampling:
     def target(self, state: pyspiel.State | None, player: int | None = None) -> None:
         """Target ``player``'s (default: the mover's) information set at ``state`` of
         ``search_game`` with probability ``delta`` from now on (None: no targeting)."""
+        self.weight = 1.0
         if state is None:
             self._target = None
             return
         if player is None:
             player = state.current_player()
+        self._check_decision(state, player)
+        if self.weighting:
+            trie, trie_open, reach = self._walk_target(state, player)
+            self.weight = target_weight(self.delta, reach)
+        else:
+            # Only the trie is needed to search; the histories are built on request.
+            trie, trie_open = compiled_information_sets.target_trie(self.kernel,
+                                                                    state.history(), player)
+        self._target = (state.clone(), player, trie, trie_open)
+
+    @staticmethod
+    def _check_decision(state: pyspiel.State, player: int) -> None:
         if state.is_terminal() or state.is_chance_node() or state.current_player() != player:
             raise ValueError(f"player {player} is not to move in this state, so it has no "
                              f"current information set to search from:\n{state}")
-        # Only the trie is needed to search; the histories are built on request.
-        self._target = (state.clone(), player) + compiled_information_sets.target_trie(
-            self.kernel, state.history(), player)
+
+    def _walk_target(self, state: pyspiel.State, player: int):
+        """(trie, trie_open, probability of the set under the average strategies)."""
+        k = self.kernel
+        trie, trie_open, histories, lengths, _, count = compiled_information_sets.walk(
+            k, state.history(), player)
+        reach = _mean_reach(k.code, self._root, k.params, k.data, histories, lengths, count,
+                            self.sums, self.num_actions, self.hash_keys, self.hash_nodes,
+                            k.max_actions, max(k.max_actions, k.num_action_ids))
+        return trie, trie_open, float(reach)
+
+    def mean_reach(self, state: pyspiel.State, player: int | None = None) -> float:
+        """The probability that chance and both players' average strategies (uniform off
+        the tree) reach ``player``'s information set at ``state`` of ``search_game``."""
+        player = state.current_player() if player is None else player
+        self._check_decision(state, player)
+        return self._walk_target(state, player)[2]
 
     @property
     def target_set(self) -> information_sets.InformationSet | None:
@@ -380,7 +410,8 @@ class KernelOutcomeSampling:
         trie, trie_open = (target[2:] if target is not None
                            else (self._no_trie, self._no_trie_open))
         _run(iterations, self.iterations, k.code, self._root, k.params, k.data, self.delta,
-             self.epsilon, self.gamma, target is not None, trie, trie_open, self.regrets, self.sums,
+             self.epsilon, self.gamma, target is not None, 1.0 / self.weight, trie, trie_open,
+             self.regrets, self.sums,
              self.num_actions, self.node_keys, self.counters, self.hash_keys,
              self.hash_nodes, self._rng, k.max_depth)
         self.iterations += iterations
@@ -426,7 +457,7 @@ class KernelOutcomeSampling:
 
     def row(self, state: pyspiel.State, player: int) -> int:
         """The table row of ``player``'s information set at ``state``, or -1."""
-        return int(_find(self.key(state, player), self.hash_keys, self.hash_nodes))
+        return int(key_table.find(self.key(state, player), self.hash_keys, self.hash_nodes))
 
     def average_strategy(self, state: pyspiel.State, player: int | None = None):
         """(actions, average strategy) at ``state`` of ``search_game``; uniform off-tree."""
@@ -435,7 +466,8 @@ class KernelOutcomeSampling:
     def strategy(self, state: pyspiel.State, player: int | None = None,
                  final_strategy: str = "average"):
         """(actions, average or current strategy) at ``state`` of ``search_game``; uniform
-        off-tree. The current strategy is regret matching without exploration."""
+        off-tree. The current strategy is regret matching with the ``gamma`` exploration
+        the search samples with."""
         if player is None:
             player = state.current_player()
         actions = state.legal_actions(player)
@@ -445,7 +477,7 @@ class KernelOutcomeSampling:
             return actions, [1.0 / n] * n
         if check_final_strategy(final_strategy) == "current":
             return actions, selectors.regret_matching_probabilities(
-                self.regrets[row, :n].tolist(), 0.0, [0.0] * n)
+                self.regrets[row, :n].tolist(), self.gamma, [0.0] * n)
         sums = self.sums[row, :n]
         total = float(sums.sum())
         if total <= 0.0:
@@ -478,13 +510,14 @@ ENGINES = ("auto", "kernel", "generic")
 
 
 def outcome_sampling(game: pyspiel.Game, delta: float = 0.9, epsilon: float = 0.6,
-                     seed: int | None = None, engine: str = "auto", gamma: float = 0.0):
+                     seed: int | None = None, engine: str = "auto", gamma: float = 0.0,
+                     weighting: bool = False):
     """An OOS search of ``game``: compiled (``kernel``) or over pyspiel states
     (``generic``); ``auto`` takes the kernel when the game has one."""
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
     if engine == "auto":
         engine = "kernel" if kernels.information_kernel_for(game) is not None else "generic"
-    if engine == "kernel":
-        return KernelOutcomeSampling(game, delta=delta, epsilon=epsilon, seed=seed, gamma=gamma)
-    return OutcomeSampling(game, delta=delta, epsilon=epsilon, seed=seed, gamma=gamma)
+    search = KernelOutcomeSampling if engine == "kernel" else OutcomeSampling
+    return search(game, delta=delta, epsilon=epsilon, seed=seed, gamma=gamma,
+                  weighting=weighting)
