@@ -17,6 +17,9 @@ tensors and returns on random trajectories):
 Parameters:
   board_size    N, an even number in [4, 8]                                     [4]
   returns_type  win_loss (OpenSpiel's) or disc_difference                       [win_loss]
+  opening       moves already played when the game starts, as action strings     [""]
+                joined by "-" (e.g. "b1-a1-a2"): the subgame after them, small
+                enough for tests that walk every history
 
 4 x 4 Othello (56,621 non-terminal positions, 224,821 histories; White wins by 8 discs
 under perfect play) is the default: small enough for exact exploitability, deep enough (12
@@ -36,7 +39,7 @@ from smmcts_spiel.games import serialization
 
 SHORT_NAME = "smmcts_othello"
 _NUM_PLAYERS = 2
-_DEFAULT_PARAMS = {"board_size": 4, "returns_type": "win_loss"}
+_DEFAULT_PARAMS = {"board_size": 4, "returns_type": "win_loss", "opening": ""}
 RETURNS_TYPES = ("win_loss", "disc_difference")
 _EMPTY, _BLACK, _WHITE = 0, 1, 2  # Black is player 0.
 _SYMBOLS = "-xo"
@@ -136,6 +139,24 @@ def _check_params(params: dict) -> None:
                          f"got {params['returns_type']!r}")
 
 
+def opening_actions(opening: str, n: int) -> list[int]:
+    """The actions of an ``opening`` string ("b1-a1-pass"); ValueError naming a bad move."""
+    if not isinstance(opening, str):
+        raise ValueError(f"{SHORT_NAME}: opening must be a string of moves joined by '-', "
+                         f"got {opening!r}")
+    if not opening:
+        return []
+    names = {f"{'abcdefgh'[c]}{r + 1}": r * n + c for r in range(n) for c in range(n)}
+    names["pass"] = n * n
+    actions = []
+    for move in opening.split("-"):
+        if move not in names:
+            raise ValueError(f"{SHORT_NAME}: opening move {move!r} is not a square of the "
+                             f"{n} x {n} board (a1 to {'abcdefgh'[n - 1]}{n}) or 'pass'")
+        actions.append(names[move])
+    return actions
+
+
 class OthelloGame(pyspiel.Game):
     """Othello on a ``board_size`` x ``board_size`` board."""
 
@@ -144,6 +165,7 @@ class OthelloGame(pyspiel.Game):
         _check_params(params)
         self.board_size = n = params["board_size"]
         self.disc_difference = params["returns_type"] == "disc_difference"
+        self.opening = opening_actions(params["opening"], n)
         super().__init__(
             _GAME_TYPE,
             pyspiel.GameInfo(
@@ -158,6 +180,17 @@ class OthelloGame(pyspiel.Game):
             ),
             params,
         )
+        state = OthelloState(self, opening=False)
+        for i, action in enumerate(self.opening):
+            if state.is_terminal() or action not in state.legal_actions():
+                raise ValueError(f"{SHORT_NAME}: opening move {i + 1} "
+                                 f"({params['opening'].split('-')[i]!r}) is not legal after "
+                                 f"the moves before it; legal: "
+                                 f"{[state.action_to_string(a) for a in state.legal_actions()]}")
+            state.apply_action(action)
+        if state.is_terminal():
+            raise ValueError(f"{SHORT_NAME}: the opening {params['opening']!r} ends the game")
+        self._opening_state = state
 
     @property
     def pass_action(self) -> int:
@@ -177,14 +210,22 @@ class OthelloGame(pyspiel.Game):
 class OthelloState(pyspiel.State):
     """The board, the player to move, and (cached) that player's placing moves."""
 
-    def __init__(self, game: OthelloGame):
+    board: tuple[int, ...]
+    player: int
+    _moves: list[int]
+
+    def __init__(self, game: OthelloGame, opening: bool = True):
         super().__init__(game)
         self.n = game.board_size
-        self.board = initial_board(self.n)
-        self.player = 0
-        self.terminal = False
         self.disc_difference = game.disc_difference
-        self._moves = placing_moves(self.board, self.n, _BLACK)
+        if opening:  # The position after the opening (not part of the state's history).
+            start = game._opening_state
+            self.board, self.player, self._moves = start.board, start.player, start._moves
+        else:
+            self.board = initial_board(self.n)
+            self.player = 0
+            self._moves = placing_moves(self.board, self.n, _BLACK)
+        self.terminal = False
 
     def current_player(self) -> int:
         return pyspiel.PlayerId.TERMINAL if self.terminal else self.player

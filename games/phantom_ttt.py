@@ -98,7 +98,10 @@ class PhantomTTTState(pyspiel.State):
 
     def _apply_action(self, action: int) -> None:
         cell, player = int(action), self._player
-        if self._game_over or not 0 <= cell < _NUM_CELLS or self.views[player][cell] != _EMPTY:
+        if self._game_over:
+            raise pyspiel.SpielError(f"action {cell}: the game is over (terminal state); no "
+                                     f"action can be applied")
+        if not 0 <= cell < _NUM_CELLS or self.views[player][cell] != _EMPTY:
             raise pyspiel.SpielError(f"action {cell} is not legal for player {player}; legal: "
                                      f"{self._legal_actions(player)}")
         placed = self.board[cell] == _EMPTY

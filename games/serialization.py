@@ -52,14 +52,17 @@ def deserialize_state(game: pyspiel.Game, text: str) -> pyspiel.State:
 
 def deserialize_game_and_state(text: str) -> tuple[pyspiel.Game, pyspiel.State]:
     """``pyspiel.deserialize_game_and_state`` that replays the states of our games."""
-    if not isinstance(text, str) or PREFIX not in text:
+    if not isinstance(text, str):
         return _original_deserialize_game_and_state(text)
     sections = _sections(text)
     game_string = sections.get("Game", "")
     state_text = sections.get("State")
     if state_text is None or not game_string:
-        raise ValueError("not a serialised game and state: expected [Game] and [State] "
-                         "sections (the output of pyspiel.serialize_game_and_state)")
+        raise ValueError(f"not a serialised game and state: expected [Game] and [State] "
+                         f"sections (the output of pyspiel.serialize_game_and_state); got "
+                         f"{text[:80]!r}")
+    if PREFIX not in text:
+        return _original_deserialize_game_and_state(text)
     if not game_string.startswith(PREFIX):
         raise ValueError(
             f"cannot deserialise a state of {game_string.split('(')[0]} wrapping an "

@@ -12,6 +12,7 @@ policy's exact exploitability (NashConv, player-1 units) is computed on the whol
 Evaluation time is not counted.
 
   nice -n 10 python scripts/nfsp_othello.py --budget=300 --eval_every=30     # minutes
+  python scripts/nfsp_othello.py --preset=paper --algorithms=mc_nfsp,own_nfsp   # Sec. 3.3
   python scripts/nfsp_othello.py --budget=14400 --eval_every=600             # hours
 
 Writes <out>.csv (algorithm, seed, train_seconds, episodes, e1, e2, nash_conv), <out>.png
@@ -35,9 +36,9 @@ from smmcts_spiel import experiments, nfsp
 from smmcts_spiel.experiments import cli
 
 try:  # the nfsp extra: without it the flags still parse, and main says what to install
-    from smmcts_spiel.nfsp import exploitability, race
-    from smmcts_spiel.nfsp.anfsp import ANFSP, ANFSPConfig
-    from smmcts_spiel.nfsp.mc_nfsp import MCNFSP, Config
+    from smmcts_spiel.nfsp import exploitability, presets, race
+    from smmcts_spiel.nfsp.anfsp import ANFSP
+    from smmcts_spiel.nfsp.mc_nfsp import MCNFSP
     from smmcts_spiel.nfsp.openspiel_nfsp import NFSPConfig, OpenSpielNFSP
 except ImportError as error:
     _MISSING = error
@@ -51,8 +52,11 @@ _EVAL_EVERY = flags.DEFINE_float("eval_every", 30.0, "Training seconds between e
                                  lower_bound=1)
 ALGORITHMS = ("mc_nfsp", "nfsp", "own_nfsp")
 _ALGORITHMS = flags.DEFINE_list("algorithms", ["mc_nfsp", "nfsp"], ", ".join(ALGORITHMS))
-_SIMULATIONS = flags.DEFINE_integer("num_simulations", 32, "MC-NFSP's searches per move.",
-                                    lower_bound=1)
+_PRESET = flags.DEFINE_enum("preset", "tuned", ["paper", "tuned"], "Settings of mc_nfsp and "
+                            "own_nfsp: the paper's (Sec. 3.3) or ours (smmcts_spiel.nfsp."
+                            "presets); nfsp keeps OpenSpiel's kuhn_nfsp.py settings.")
+_SIMULATIONS = flags.DEFINE_integer("num_simulations", None, "MC-NFSP's searches per move "
+                                    "[the preset's].", lower_bound=1)
 _SEED = flags.DEFINE_integer("seed", 0, "Seed of both learners.", lower_bound=0)
 _OUT = flags.DEFINE_string("out", None, "Output path prefix [results/nfsp/nfsp_othello, "
                            "or docs/figures/nfsp_othello with --publish].")
@@ -62,6 +66,11 @@ _RESUME = flags.DEFINE_bool("resume", False, "Continue MC-NFSP from its checkpoi
 _CHECKPOINT = flags.DEFINE_string("checkpoint", None, "MC-NFSP's checkpoint "
                                   "[results/nfsp/<out's name>_mc_nfsp.npz]; a bot spec "
                                   "nfsp(file=...) plays its average policy.")
+
+
+def _mc_nfsp_config():
+    return presets.mc_nfsp(_PRESET.value, _GAME.value, seed=_SEED.value,
+                           num_simulations=_SIMULATIONS.value)
 
 
 def main(argv):
@@ -80,7 +89,7 @@ def main(argv):
         raise app.UsageError(str(e)) from None
     try:
         exploitability.positions(_GAME.value)
-        Config(game=_GAME.value, num_simulations=_SIMULATIONS.value)
+        _mc_nfsp_config()
     except Exception as e:  # noqa: BLE001  (a bad game string or a game without exact values)
         raise app.UsageError(f"--game={_GAME.value!r}: {e}") from None
     os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
@@ -95,15 +104,13 @@ def main(argv):
                 except ValueError as e:
                     raise app.UsageError(f"--resume: {e}") from None
                 continue
-            learners[name] = MCNFSP(Config(
-                game=_GAME.value, num_simulations=_SIMULATIONS.value, seed=_SEED.value))
+            learners[name] = MCNFSP(_mc_nfsp_config())
         elif name == "own_nfsp":
-            learners[name] = ANFSP(ANFSPConfig(game=_GAME.value, hidden=(128, 128),
-                                               num_actors=0, seed=_SEED.value))
+            learners[name] = ANFSP(presets.nfsp(_PRESET.value, _GAME.value, seed=_SEED.value))
         else:
             learners[name] = OpenSpielNFSP(NFSPConfig(game=_GAME.value, seed=_SEED.value))
     params = {flag.name: flag.value for flag in (_GAME, _BUDGET, _EVAL_EVERY, _ALGORITHMS,
-                                                 _SIMULATIONS, _SEED)}
+                                                 _PRESET, _SIMULATIONS, _SEED)}
     params["configs"] = {name: repr(run.config) for name, run in learners.items()}
     with open(f"{out}.json", "w") as f:
         json.dump(params, f, indent=1)

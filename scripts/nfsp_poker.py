@@ -16,6 +16,8 @@ on Kuhn 0.107 at 650K episodes; Heinrich and Silver's NFSP on Leduc 0.1 after ab
   python scripts/nfsp_poker.py --game=leduc_poker --algorithms=anfsp,own_nfsp \\
       --budget=1200 --eval_every=60 --out=docs/figures/anfsp_leduc_poker --publish
   python scripts/nfsp_poker.py ... --budget=2400 --resume      # 20 more minutes each
+  python scripts/nfsp_poker.py --game=leduc_poker --preset=paper \
+      --algorithms=anfsp,own_nfsp                                 # Sec. 4.2's settings
 
 Writes <out>.csv (algorithm, seed, train_seconds, cpu_seconds, episodes, e1, e2,
 nash_conv), <out>.png and <out>.json (parameters of every invocation); <out> is
@@ -39,9 +41,9 @@ from smmcts_spiel import experiments, nfsp
 from smmcts_spiel.experiments import cli
 
 try:  # the nfsp extra: without it the flags still parse, and main says what to install
-    from smmcts_spiel.nfsp import race
-    from smmcts_spiel.nfsp.anfsp import ANFSP, ANFSPConfig
-    from smmcts_spiel.nfsp.mc_nfsp import MCNFSP, Config
+    from smmcts_spiel.nfsp import presets, race
+    from smmcts_spiel.nfsp.anfsp import ANFSP
+    from smmcts_spiel.nfsp.mc_nfsp import MCNFSP
     from smmcts_spiel.nfsp.openspiel_nfsp import NFSPConfig, OpenSpielNFSP
 except ImportError as error:
     _MISSING = error
@@ -60,9 +62,14 @@ _EVAL_EVERY = flags.DEFINE_float("eval_every", 20.0, "Training seconds between e
                                  lower_bound=1)
 _ALGORITHMS = flags.DEFINE_list("algorithms", ["anfsp", "own_nfsp", "openspiel_nfsp"],
                                 ", ".join(ALGORITHMS))
-_NUM_ACTORS = flags.DEFINE_integer("num_actors", 2, "ANFSP's actor processes.", lower_bound=1)
-_SIMULATIONS = flags.DEFINE_integer("num_simulations", 32, "MC-NFSP's simulations per move.",
-                                    lower_bound=1)
+_PRESET = flags.DEFINE_enum("preset", "tuned", ["paper", "tuned"], "Settings of anfsp, "
+                            "own_nfsp and mc_nfsp: the paper's (Sec. 4.2; 3.3.1 for mc_nfsp) "
+                            "or ours (smmcts_spiel.nfsp.presets); openspiel_nfsp keeps "
+                            "OpenSpiel's kuhn_nfsp.py settings.")
+_NUM_ACTORS = flags.DEFINE_integer("num_actors", None, "ANFSP's actor processes [the "
+                                   "preset's: 4 paper, 2 tuned].", lower_bound=1)
+_SIMULATIONS = flags.DEFINE_integer("num_simulations", None, "MC-NFSP's simulations per move "
+                                    "[the preset's].", lower_bound=1)
 _SEED = flags.DEFINE_integer("seed", 0, "Seed of every learner.", lower_bound=0)
 _OUT = flags.DEFINE_string("out", None, "Output path prefix [results/nfsp/anfsp_<game>, or "
                            "docs/figures/anfsp_<game> with --publish].")
@@ -90,11 +97,17 @@ def _new_learner(name: str):
     game, seed = _GAME.value, _SEED.value
     if name == "openspiel_nfsp":
         return OpenSpielNFSP(NFSPConfig(game=game, hidden=(128,), seed=seed))
+    return (MCNFSP if name == "mc_nfsp" else ANFSP)(_config(name))
+
+
+def _config(name: str):
+    """The preset's configuration of ``name`` with the flags that override it."""
+    game, seed, preset = _GAME.value, _SEED.value, _PRESET.value
     if name == "mc_nfsp":
-        return MCNFSP(Config(game=game, hidden=(128,), num_simulations=_SIMULATIONS.value,
-                             seed=seed))
-    return ANFSP(ANFSPConfig(game=game, seed=seed,
-                             num_actors=_NUM_ACTORS.value if name == "anfsp" else 0))
+        return presets.mc_nfsp(preset, game, seed=seed, num_simulations=_SIMULATIONS.value)
+    if name == "own_nfsp":
+        return presets.nfsp(preset, game, seed=seed)
+    return presets.anfsp(preset, game, seed=seed, num_actors=_NUM_ACTORS.value)
 
 
 def main(argv):
@@ -108,8 +121,10 @@ def main(argv):
                              "openspiel_nfsp out of --algorithms")
     try:
         game = pyspiel.load_game(_GAME.value)
-        ANFSPConfig(game=_GAME.value, num_actors=_NUM_ACTORS.value)
-        ANFSP(ANFSPConfig(game=_GAME.value, num_actors=0)).close()
+        for name in _ALGORITHMS.value:
+            if name != "openspiel_nfsp":
+                _config(name)
+        ANFSP(presets.nfsp("tuned", _GAME.value)).close()
     except Exception as e:  # noqa: BLE001  (a bad game string or an unsupported game)
         raise app.UsageError(f"--game={_GAME.value!r}: {e}") from None
     out = _OUT.value or os.path.join("docs/figures" if _PUBLISH.value else "results/nfsp",
@@ -136,8 +151,9 @@ def main(argv):
                 raise app.UsageError(f"--resume: {e}") from None
         else:
             learners[name] = _new_learner(name)
-    params = {flag.name: flag.value for flag in (_GAME, _BUDGET, _EVAL_EVERY, _ALGORITHMS,
-                                                 _NUM_ACTORS, _SIMULATIONS, _SEED, _RESUME)}
+    params = {flag.name: flag.value for flag in (
+        _GAME, _BUDGET, _EVAL_EVERY, _ALGORITHMS, _PRESET, _NUM_ACTORS, _SIMULATIONS, _SEED,
+        _RESUME)}
     params["configs"] = {name: repr(run.config) for name, run in learners.items()}
     invocations = []
     if _RESUME.value and os.path.exists(f"{out}.json"):

@@ -79,3 +79,25 @@ def test_illegal_moves_are_refused():
         state.apply_action(0)  # a corner: flips nothing
     with pytest.raises(pyspiel.SpielError, match="not legal"):
         state.apply_action(16)  # pass while a placement exists
+
+
+def test_opening_starts_the_game_after_its_moves():
+    game = pyspiel.load_game("smmcts_othello(opening=b1-a1-a2)")
+    played = pyspiel.load_game("smmcts_othello").new_initial_state()
+    for move in ("b1", "a1", "a2"):
+        played.apply_action(next(a for a in played.legal_actions()
+                                 if played.action_to_string(a) == move))
+    state = game.new_initial_state()
+    assert str(state) == str(played) and state.current_player() == played.current_player() == 1
+    assert state.legal_actions() == played.legal_actions() and state.history() == []
+    state.apply_action(state.legal_actions()[0])
+    again = pyspiel.deserialize_game_and_state(pyspiel.serialize_game_and_state(game, state))[1]
+    assert str(again) == str(state)
+
+
+@pytest.mark.parametrize("opening, message", [
+    ("b1-z9", "'z9' is not a square"), ("b1-b1", "move 2 .'b1'. is not legal"),
+    ("b1,a1", "'b1,a1' is not a square")])
+def test_bad_opening_is_refused(opening, message):
+    with pytest.raises((ValueError, pyspiel.SpielError), match=message):
+        pyspiel.load_game("smmcts_othello", {"opening": opening})

@@ -242,3 +242,23 @@ def test_an_astronomical_random_game_is_refused_without_overflow():
         with pytest.raises(ValueError, match=r"about 1e\+\d+ leaves, more than the limit"):
             pyspiel.load_game(f"smmcts_random_stacked_matrix(depth={depth},"
                               f"branching={branching})")
+
+
+# -- messages ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", ["garbage", "", "[Game]\nsmmcts_goofspiel()\n",
+                                  "[State]\nhistory=\nmove_number=0\n__dict__=\n"])
+def test_a_text_that_is_no_serialised_game_and_state_is_refused_naming_the_format(text):
+    with pytest.raises(ValueError, match=r"not a serialised game and state: expected \[Game\]"):
+        pyspiel.deserialize_game_and_state(text)
+
+
+def test_an_action_on_a_finished_phantom_ttt_board_says_the_game_is_over():
+    state = pyspiel.load_game("smmcts_phantom_ttt").new_initial_state()
+    for cell in [0, 3, 1, 4, 2]:  # x takes the top row
+        state.apply_action(cell)
+    assert state.is_terminal()
+    with pytest.raises(pyspiel.SpielError, match="the game is over") as refused:
+        state.apply_action(5)
+    assert "legal" not in str(refused.value)

@@ -14,7 +14,9 @@ from open_spiel.python.algorithms import best_response  # noqa: E402
 from open_spiel.python.algorithms import exploitability as exploitability_lib  # noqa: E402
 
 import smmcts_spiel  # noqa: E402, F401  (registers the games)
-from smmcts_spiel.nfsp import mcts  # noqa: E402
+from smmcts_spiel.exact import exploitability as exact_exploitability  # noqa: E402
+from smmcts_spiel.exact import solver  # noqa: E402
+from smmcts_spiel.nfsp import exploitability, mcts  # noqa: E402
 from smmcts_spiel.nfsp.buffers import ReplayBuffer, ReservoirBuffer  # noqa: E402
 from smmcts_spiel.nfsp.mc_nfsp import MCNFSP, Config  # noqa: E402
 from smmcts_spiel.nfsp.networks import (  # noqa: E402
@@ -171,6 +173,51 @@ def test_bad_config_is_refused(kwargs, message):
 def test_mc_nfsp_refuses_chance_in_a_game_with_perfect_information():
     with pytest.raises(ValueError, match="chance"):
         MCNFSP(Config(game="pig"))
+
+
+class _Hashed:
+    """A Markov policy far from uniform: seeded by the board, so it is the same in every
+    history reaching a position (what the position walk assumes of a network)."""
+
+    def action_probabilities(self, state, player_id=None):
+        legal = state.legal_actions()
+        p = np.random.default_rng(hash(state.board) % 2**32).random(len(legal)) ** 3 + 0.01
+        return dict(zip(legal, p / p.sum()))
+
+
+def _check_position_walk(game_string):
+    """The position walk against exact.exploitability's history walk on a non-uniform
+    policy; the solver's equilibrium has NashConv 0; the network's batched answers over
+    the positions equal its one-state answers."""
+    game = pyspiel.load_game(game_string)
+    mine = exploitability.evaluate(game_string, _Hashed())
+    reference = exact_exploitability.evaluate(game, _Hashed())
+    assert mine.game_value == pytest.approx(reference.game_value, abs=1e-12)
+    assert mine.e1 == pytest.approx(reference.e1, abs=1e-9)
+    assert mine.e2 == pytest.approx(reference.e2, abs=1e-9)
+    assert mine.e1 > 0.01 and mine.e2 > 0.01
+    equilibrium = exploitability.evaluate(game_string, solver.solve(game))
+    assert equilibrium.nash_conv == pytest.approx(0.0, abs=1e-9)
+    policy = MCNFSP(_small_config(game=game_string)).average_policy()
+    pos = exploitability.positions(game_string)
+    batch = policy.batch_probabilities(pos.tensors, pos.masks)
+    for action, p in policy.action_probabilities(game.new_initial_state()).items():
+        assert batch[-1, action] == pytest.approx(p, rel=1e-5)  # the root is the last position
+    network = exploitability.evaluate(game_string, policy)
+    assert network.nash_conv == pytest.approx(
+        exact_exploitability.evaluate(game, policy).nash_conv, abs=1e-5)
+
+
+def test_position_walk_equals_the_history_walk_after_an_opening():
+    """4 x 4 Othello after four moves (2,760 histories)."""
+    _check_position_walk("smmcts_othello(returns_type=disc_difference,opening=b1-a1-a2-c1)")
+
+
+@pytest.mark.slow
+def test_position_walk_equals_the_history_walk_after_two_moves():
+    """4 x 4 Othello after two moves (12,789 histories; the whole game has 224,821 and its
+    history walk takes minutes)."""
+    _check_position_walk("smmcts_othello(returns_type=disc_difference,opening=b1-a1)")
 
 
 class _Fixed:

@@ -3,6 +3,7 @@ and one line (no traceback) when the nfsp extra is missing."""
 
 import hashlib
 import importlib.util
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -27,6 +28,8 @@ def _run(script, *flags, env=None, cwd=None):
     ("nfsp_poker.py", ["--algorithms=cfr"], "use anfsp, own_nfsp, mc_nfsp, openspiel_nfsp"),
     ("nfsp_poker.py", ["--game=matrix_pd"], "zero-sum"),
     ("nfsp_poker.py", ["--resume"], "not checkpointed"),
+    ("nfsp_poker.py", ["--preset=fast"], "--preset"),
+    ("nfsp_othello.py", ["--preset=paper", "--num_simulations=0"], "num_simulations"),
 ])
 def test_bad_flags_are_usage_errors(script, flags, message, tmp_path):
     proc = _run(script, *flags, f"--out={tmp_path / 'out'}")
@@ -70,8 +73,10 @@ def test_a_quick_run_writes_under_results(tmp_path):
     """Without --out, a run writes results/nfsp/... of the current folder, not docs/."""
     before = _published()
     proc = _run("nfsp_othello.py", "--budget=1", "--eval_every=1", "--algorithms=mc_nfsp",
-                cwd=tmp_path)
+                "--preset=paper", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-2000:]
+    params = json.loads((tmp_path / "results" / "nfsp" / "nfsp_othello.json").read_text())
+    assert params["preset"] == "paper" and "learn_every=100" in params["configs"]["mc_nfsp"]
     assert _published() == before
     written = {p.name for p in (tmp_path / "results" / "nfsp").iterdir()}
     assert {"nfsp_othello.csv", "nfsp_othello.png", "nfsp_othello.json",
