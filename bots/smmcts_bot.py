@@ -5,12 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 import pyspiel
+from absl import logging
 
 from smmcts_spiel.bots.search_bot import SearchBot
 from smmcts_spiel.games import kernels
 from smmcts_spiel.search import tree_arrays
 from smmcts_spiel.search.array_engine import ArraySMMCTS
 from smmcts_spiel.search.kernel_engine import KernelSMMCTS
+from smmcts_spiel.search.root_parallel import RootParallelSearch, check_threads
 from smmcts_spiel.search.smmcts import SMMCTS
 
 ENGINES = ("auto", "kernel", "generic", "reference")
@@ -37,8 +39,10 @@ class SMMCTSBot(SearchBot):
       player_id: 0 or 1.
       selector: "rm", "rmm", "exp3", "exp3m", "ucb" or "ucbm" (trailing "m": propagate
         node means, the paper's RMM / Exp3M).
-      gamma: exploration of RM and Exp3, in (0, 1].
-      c: UCB exploration constant (rewards are scaled into [-1, 1]).
+      gamma: exploration of RM and Exp3, in (0, 1]; default (None) 0.05 for RM (the
+        paper's), 0.1 for Exp3 (measured, docs/search_and_bots.md).
+      c: UCB exploration constant, on rewards in [0, 1]; default (None) 0.5 (measured; the
+        old 1.4 on rewards in [-1, 1] is 0.7).
       iterations: search iterations per step (None: search by time_limit alone).
       time_limit: seconds per step; the search stops at whichever budget runs out first.
       final_strategy: "empirical" frequencies (the paper's), "average" strategy,
@@ -60,6 +64,11 @@ class SMMCTSBot(SearchBot):
         (:mod:`smmcts_spiel.search.array_engine`), "reference" with Python objects (the
         small readable engine the others are tested against), "auto" (default) takes the
         kernel when the game has one and no Python evaluator is given, else "generic".
+      threads: trees searched at once, one per thread (root parallelism,
+        :mod:`smmcts_spiel.search.root_parallel`): each has its own seed and keeps its own
+        subtree between moves, ``iterations`` is split over them, and the move is read from
+        their summed statistics. At most the cores this process may use; more than 1 needs
+        the kernel engine (the others hold Python's global interpreter lock).
       max_memory: bytes the search tree of the kernel and generic engines may take (default
         4 GiB, at most half the machine's memory); a search that fills it stops and plays
         from the tree it has (one warning in the log), so a long time limit never exhausts
@@ -67,39 +76,53 @@ class SMMCTSBot(SearchBot):
     """
 
     def __init__(self, game: pyspiel.Game, player_id: int, selector: str = "rm",
-                 gamma: float = 0.05, c: float = 1.4, iterations: int | None = 1000,
+                 gamma: float | None = None, c: float | None = None,
+                 iterations: int | None = 1000,
                  time_limit: float | None = None, final_strategy: str = "empirical",
                  seed: int | None = None, evaluator=None, engine: str = "auto",
-                 threshold: float = DEFAULT_THRESHOLD,
+                 threshold: float = DEFAULT_THRESHOLD, threads: int = 1,
                  max_memory: int = tree_arrays.DEFAULT_MAX_MEMORY):
         super().__init__(game, player_id, iterations, time_limit, seed)
         if engine not in ENGINES:
             raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
+        threads = check_threads(threads)
         kernel = kernels.kernel_for(game)
         if engine == "auto":
             wants_kernel = evaluator is None or isinstance(evaluator, str)
             engine = "kernel" if wants_kernel and kernel else "generic"
-        options: dict[str, Any] = dict(
-            selector=selector, gamma=gamma, c=c, final_strategy=final_strategy,
-            threshold=threshold, seed=self._rng.getrandbits(63))
-        self._search: KernelSMMCTS | ArraySMMCTS | SMMCTS
+            if kernel is None:
+                logging.info("SMMCTSBot: no game kernel covers %s: the generic engine "
+                             "searches its pyspiel states (slower; docs/writing_a_kernel.md "
+                             "shows how to add one)", game)
+        if threads > 1 and engine != "kernel":
+            raise ValueError(
+                f"threads={threads} needs the kernel engine, but this bot runs the {engine} "
+                "engine" + (f" (no game kernel covers {game})" if kernel is None else "")
+                + ": its time goes to pyspiel and Python, which hold Python's global "
+                "interpreter lock, so parallel trees would only take turns; use threads=1")
+        seeds = [self._rng.getrandbits(63) for _ in range(threads)]
+        options: dict[str, Any] = dict(selector=selector, gamma=gamma, c=c,
+                                       final_strategy=final_strategy, threshold=threshold)
+        searches: list[KernelSMMCTS | ArraySMMCTS | SMMCTS]
+        self._search: KernelSMMCTS | ArraySMMCTS | SMMCTS | RootParallelSearch
         if engine == "kernel":
             if evaluator is not None and not isinstance(evaluator, str):
                 raise ValueError("engine='kernel' takes a kernel evaluator name "
                                  f"({', '.join(kernels.EVALUATORS)}); a Python evaluator "
                                  "needs engine='generic'")
             default = kernel.default_evaluator if kernel else "random_rollout"
-            self._search = KernelSMMCTS(game, evaluator=evaluator or default,
-                                        max_memory=max_memory, **options)
+            searches = [KernelSMMCTS(game, evaluator=evaluator or default, seed=seed,
+                                     max_memory=max_memory, **options) for seed in seeds]
         else:
             if isinstance(evaluator, str):
                 raise ValueError(f"evaluator {evaluator!r} names a kernel evaluator; the "
                                  f"{engine} engine takes an object with evaluate(state)")
             if engine == "generic":
-                self._search = ArraySMMCTS(game, evaluator=evaluator, max_memory=max_memory,
-                                           **options)
+                searches = [ArraySMMCTS(game, evaluator=evaluator, seed=seeds[0],
+                                        max_memory=max_memory, **options)]
             else:
-                self._search = SMMCTS(game, evaluator=evaluator, **options)
+                searches = [SMMCTS(game, evaluator=evaluator, seed=seeds[0], **options)]
+        self._search = searches[0] if threads == 1 else RootParallelSearch(searches)
 
     def restart_at(self, state: pyspiel.State) -> None:
         self.check_state(state)

@@ -19,8 +19,22 @@ our Python-defined 4 x 4 Othello and OpenSpiel's Python-defined tic-tac-toe) run
 generic array engine and are compared with OpenSpiel's Python MCTSBot only. The last two
 lines are ``generic_ratio_vs_python=<ours / Python MCTSBot on the first generic game>``
 and ``ratio_vs_cpp=<min over kernel games of ours / C++ MCTSBot>``.
+
+``--all_games`` measures instead every two-player zero-sum simultaneous-move game of
+OpenSpiel with three parameter sets each (:data:`ALL_GAMES`; ``--only=<regex>`` picks some):
+per game, SMMCTSBot's iterations per second with each of ``--threads`` (the engine it
+chooses: the kernel engine where a kernel covers the game, else the generic one, which
+refuses more than one thread; ``--engine=generic``: the generic path everywhere) and
+OpenSpiel's C++ MCTSBot's, or its Python MCTSBot's where the C++ bot refuses the game
+(neither plays games with rewards along the way), timed alternately in the same run, their
+ratios, and the overshoot of SMMCTSBot's moves at ``--overshoot_time`` in self-play with
+tree reuse (at most ``--overshoot_moves`` moves per game). The last lines are
+``min_ratio_vs_cpp_threads<N>=`` (over the games the C++ bot plays) and
+``max_median_overshoot_ms=``; ``--csv`` also writes the per-game rows.
 """
 
+import csv
+import re
 import statistics
 import time
 
@@ -53,6 +67,9 @@ _REPEATS = flags.DEFINE_integer("repeats", 5, "Timed searches per bot and game."
 _MOVE_TIME = flags.DEFINE_float("move_time", 0.1, "Seconds per move for the iteration counts.",
                                 lower_bound=0.001)
 _SELECTOR = flags.DEFINE_string("selector", "rm", "Our selector.")
+_ENGINE = flags.DEFINE_enum("engine", "auto", ["auto", "generic"],
+                            "SMMCTSBot's engine: auto (the kernel engine where a kernel covers "
+                            "the game) or generic (the generic path on every game).")
 _OVERSHOOT_TIME = flags.DEFINE_float(
     "overshoot_time", 0.05, "Seconds per move of the games that measure the overshoot.",
     lower_bound=0.001)
@@ -62,8 +79,38 @@ _OVERSHOOT_GAMES = flags.DEFINE_integer(
 _CPU_TIME = flags.DEFINE_bool(
     "cpu_time", False, "Time the searches in process CPU time instead of wall time (steadier "
     "ratios on a loaded machine; the per-move counts always use wall time).")
+_ALL_GAMES = flags.DEFINE_bool(
+    "all_games", False, "Measure every game of ALL_GAMES against the C++ MCTSBot (or the "
+    "Python one where the C++ bot refuses the game), with each of --threads.")
+_ONLY = flags.DEFINE_string("only", None, "With --all_games: only the games matching this "
+                            "regular expression.")
+_THREADS = flags.DEFINE_list("threads", ["1", "2"], "With --all_games: SMMCTSBot's thread "
+                             "counts (threads=2 needs two cores: run it on a 2-core machine).")
+_OVERSHOOT_MOVES = flags.DEFINE_integer(
+    "overshoot_moves", 40, "With --all_games: at most this many moves per overshoot game.",
+    lower_bound=1)
+_CSV = flags.DEFINE_string("csv", None, "With --all_games: also write the rows to this CSV.")
 _UCT_C = 2.0
 _MEMORY_MB = 2_000
+#: Every two-player zero-sum simultaneous-move game of OpenSpiel, three parameter sets each
+#: (the default first), for --all_games.
+ALL_GAMES = (
+    "markov_soccer", "markov_soccer(horizon=20)", "markov_soccer(horizon=100)",
+    "blotto", "blotto(coins=5,fields=4)", "blotto(coins=8,fields=4)",
+    "capture_the_flag", "capture_the_flag(horizon=20)", "capture_the_flag(horizon=100)",
+    "laser_tag(zero_sum=true)", "laser_tag(zero_sum=true,horizon=20)",
+    "laser_tag(zero_sum=true,horizon=100)",
+    "oshi_zumo", "oshi_zumo(coins=10,size=3,horizon=20)", "oshi_zumo(coins=20,size=2,horizon=30)",
+    "goofspiel(imp_info=False)", "goofspiel(num_cards=6,imp_info=False)",
+    "goofspiel(num_cards=8,imp_info=False,returns_type=point_difference)",
+    "goofspiel(imp_info=False,points_order=descending)",
+    "goofspiel(num_cards=6,imp_info=False,points_order=descending)",
+    "goofspiel(num_cards=8,imp_info=False,points_order=ascending)",
+    "matrix_rps", "matrix_mp", "matrix_rpsw", "matrix_brps",
+    "repeated_game(stage_game=matrix_rps(),num_repetitions=10)",
+    "repeated_game(stage_game=matrix_mp(),num_repetitions=5)",
+    "repeated_game(stage_game=matrix_brps(),num_repetitions=3)",
+)
 
 
 def load(game_string: str) -> pyspiel.Game:
@@ -87,10 +134,25 @@ def timed(search, clock=None) -> float:
     return clock() - start
 
 
-def ours(game, state, seed, iterations=None, time_limit=None):
+def ours(game, state, seed, iterations=None, time_limit=None, threads=1):
     bot = SMMCTSBot(game, 0, selector=_SELECTOR.value, iterations=iterations,
-                    time_limit=time_limit, seed=seed)
+                    time_limit=time_limit, seed=seed, threads=threads, engine=_ENGINE.value)
     return bot, lambda: bot.step(state)
+
+
+def baseline_for(turn_based) -> tuple[str | None, str]:
+    """The OpenSpiel MCTSBot that plays the game ("cpp", "python", or None when both
+    refuse it: they need rewards at the end only) and why the C++ one refuses ("")."""
+    try:
+        cpp(turn_based, turn_based.new_initial_state(), 0, 1)
+        return "cpp", ""
+    except pyspiel.SpielError as e:
+        refused = str(e).strip().splitlines()[-1]
+    try:
+        python(turn_based, turn_based.new_initial_state(), 0, 1)
+        return "python", refused
+    except ValueError:
+        return None, refused
 
 
 def cpp(turn_based, state, seed, iterations, time_limit=-1.0):
@@ -148,18 +210,23 @@ def rates(game_string: str, with_cpp: bool) -> dict[str, float]:
     return result
 
 
-def overshoot(game_string: str) -> list[float]:
+def overshoot(game_string: str, threads: int = 1, max_moves: int | None = None
+              ) -> list[float]:
     """Milliseconds over ``--overshoot_time`` of every move of SMMCTSBot self-play games
-    (trees kept between moves; chance outcomes seeded)."""
+    (trees kept between moves; chance outcomes seeded), at most ``max_moves`` joint moves
+    per game."""
     game = load(game_string)
     t = _OVERSHOOT_TIME.value
     rng = np.random.default_rng(0)
     over = []
     for k in range(_OVERSHOOT_GAMES.value):
         bots = [SMMCTSBot(game, p, selector=_SELECTOR.value, iterations=None, time_limit=t,
-                          seed=100 * k + p) for p in (0, 1)]
+                          seed=100 * k + p, threads=threads, engine=_ENGINE.value)
+                for p in (0, 1)]
         state = game.new_initial_state()
-        while not state.is_terminal():
+        moves = 0
+        while not state.is_terminal() and (max_moves is None or moves < max_moves):
+            moves += 1
             if state.is_chance_node():
                 outcomes, probs = zip(*state.chance_outcomes())
                 state.apply_action(int(rng.choice(outcomes, p=probs)))
@@ -191,8 +258,102 @@ def per_move_lines(game_string: str, r: dict[str, float], baseline: str) -> str:
     return lines
 
 
+def all_games_row(game_string: str, thread_counts: list[int]) -> dict:
+    """One game of --all_games: rates, ratios and overshoots (see the module docstring)."""
+    game = load(game_string)
+    turn_based = pyspiel.convert_to_turn_based(game)
+    state = information_sets.first_decision_state(game)
+    tb_state = turn_based_start(turn_based, state.history())
+    baseline, refused = baseline_for(turn_based)
+    engine = ("kernel" if _ENGINE.value == "auto" and kernels.kernel_for(game) is not None
+              else "generic")
+    usable = [n for n in thread_counts if n == 1 or engine == "kernel"]
+    n = _PYTHON_ITERATIONS.value if baseline == "python" else _ITERATIONS.value
+    for threads in usable:
+        ours(game, state, 0, iterations=10, threads=threads)[1]()  # load the engine
+    measured: dict[str, list[float]] = {f"threads{k}": [] for k in usable}
+    measured["baseline"] = []
+    for seed in range(_REPEATS.value):
+        for threads in usable:
+            measured[f"threads{threads}"].append(
+                n / timed(ours(game, state, seed, n, threads=threads)[1]))
+        if baseline == "cpp":
+            measured["baseline"].append(n / timed(cpp(turn_based, tb_state, seed, n)[1]))
+        elif baseline == "python":
+            measured["baseline"].append(n / timed(python(turn_based, tb_state, seed, n)))
+        else:
+            measured["baseline"].append(np.nan)
+    row = {"game": game_string, "engine": engine,
+           "baseline": {"cpp": "C++ MCTSBot", "python": "Python MCTSBot"}.get(
+               baseline, "none (OpenSpiel's MCTSBots refuse it)"),
+           "baseline_rate": statistics.median(measured["baseline"])}
+    for threads in thread_counts:
+        key = f"threads{threads}"
+        if threads not in usable:
+            row.update({f"{key}_rate": np.nan, f"{key}_ratio": np.nan,
+                        f"{key}_overshoot_median_ms": np.nan,
+                        f"{key}_overshoot_worst_ms": np.nan})
+            continue
+        over = overshoot(game_string, threads, _OVERSHOOT_MOVES.value)
+        row.update({
+            f"{key}_rate": statistics.median(measured[key]),
+            f"{key}_ratio": statistics.median(
+                a / b for a, b in zip(measured[key], measured["baseline"]))
+            if baseline else np.nan,
+            f"{key}_overshoot_median_ms": statistics.median(over) if over else np.nan,
+            f"{key}_overshoot_worst_ms": max(over) if over else np.nan})
+    row["cpp_refuses"] = refused or ""
+    return row
+
+
+def all_games_main(thread_counts: list[int]) -> None:
+    games = [g for g in ALL_GAMES if _ONLY.value is None or re.search(_ONLY.value, g)]
+    print(f"{_REPEATS.value} repeats of {_ITERATIONS.value:,} iterations (Python MCTSBot "
+          f"baseline: {_PYTHON_ITERATIONS.value:,}); selector {_SELECTOR.value}; threads "
+          f"{thread_counts}; overshoot at {_OVERSHOOT_TIME.value} s per move, "
+          f"{_OVERSHOOT_GAMES.value} self-play games of at most {_OVERSHOOT_MOVES.value} moves")
+    rows = []
+    for game_string in games:
+        row = all_games_row(game_string, thread_counts)
+        rows.append(row)
+        parts = [f"{game_string} [{row['engine']} engine] {row['baseline']}"
+                 + ("" if np.isnan(row["baseline_rate"]) else
+                    f" {row['baseline_rate']:,.0f}/s")
+                 + (f" (the C++ bot refuses it: {row['cpp_refuses']})"
+                    if row["cpp_refuses"] else "")]
+        for threads in thread_counts:
+            key = f"threads{threads}"
+            if np.isnan(row[f"{key}_rate"]):
+                parts.append(f"threads={threads}: refused ({row['engine']} engine)")
+                continue
+            parts.append(f"threads={threads}: {row[f'{key}_rate']:,.0f}/s, ratio "
+                         f"{row[f'{key}_ratio']:.2f}, overshoot median "
+                         f"{row[f'{key}_overshoot_median_ms']:.1f} ms, worst "
+                         f"{row[f'{key}_overshoot_worst_ms']:.1f} ms")
+        print("\n  ".join(parts), flush=True)
+    if _CSV.value:
+        with open(_CSV.value, "w", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+            writer.writeheader()
+            writer.writerows(rows)
+    for threads in thread_counts:
+        ratios = [r[f"threads{threads}_ratio"] for r in rows
+                  if r["baseline"] == "C++ MCTSBot" and not np.isnan(r[f"threads{threads}_ratio"])]
+        print(f"min_ratio_vs_cpp_threads{threads}={min(ratios, default=np.nan):.2f}")
+    medians = [r[f"threads{k}_overshoot_median_ms"] for r in rows for k in thread_counts]
+    print(f"max_median_overshoot_ms={np.nanmax(medians) if medians else np.nan:.2f}")
+
+
 def main(argv):
     del argv
+    if _ALL_GAMES.value:
+        try:
+            thread_counts = [int(k) for k in _THREADS.value]
+        except ValueError:
+            raise app.UsageError(f"--threads must be integers, got {_THREADS.value}",
+                                 exitcode=2) from None
+        all_games_main(thread_counts)
+        return
     print(f"{_REPEATS.value} repeats; budgets: {_ITERATIONS.value} (ours vs C++), "
           f"{_PYTHON_ITERATIONS.value} (Python MCTSBot); selector {_SELECTOR.value}; "
           f"{'CPU' if _CPU_TIME.value else 'wall'} time; per-move counts at "

@@ -18,6 +18,7 @@
       --curve_runs=10                     # a quick look
   python scripts/fig3.py                  # the paper's protocol (2.7e10 iterations), results/fig3/
   python scripts/fig3.py --publish        # the same, replacing docs/figures/fig3.*, data/wc_*
+  python scripts/fig3.py --publish --reuse_search   # curves only, on the committed worst games
 
 Writes <out>.csv (game, method, t, mean_e1, standard_error), <out>_floors.csv, <out>.png
 and <out>.json (parameters, run times, the search's ranking), by default as
@@ -38,7 +39,7 @@ from absl import app, flags, logging
 
 from smmcts_spiel import experiments, trees
 from smmcts_spiel.exact import solver
-from smmcts_spiel.experiments import cli
+from smmcts_spiel.experiments import cli, outputs
 from smmcts_spiel.reports import plots
 from smmcts_spiel.search import matrix_tree_engine as engine
 from smmcts_spiel.search import selectors
@@ -98,6 +99,11 @@ _OUT = flags.DEFINE_string("out", None, "Output prefix: .csv, _floors.csv, .png,
 _PUBLISH = flags.DEFINE_bool("publish", False, "Write the committed results (docs/figures/fig3,"
                              " data/wc_*.json); needed for any output under docs/ or data/.")
 _FORCE = flags.DEFINE_bool("force", False, "Replace a finished result of a larger scale.")
+_REUSE_SEARCH = flags.DEFINE_bool(
+    "reuse_search", False, "Skip the search (stage 1): take the worst games from --data_dir "
+    "and the search's record (ranking, job counts, run time) from <out>.json, as a finished "
+    "search with the same flags wrote them, and redo the curves and floors only (e.g. after a "
+    "change that leaves RM and RMM, which rank the games, bit-identical).")
 SCALE = ("max_games", "runs_every_class", "screen_runs", "shortlist_runs", "confirm_runs",
          "curve_iterations", "curve_runs")
 flags.register_validator("gamma", lambda g: 0 < g <= 1, "gamma must be in (0, 1]")
@@ -379,6 +385,41 @@ def main(argv):
     codes = trees.grid_game_codes()
     if _MAX_GAMES.value is not None:
         codes = codes[:_MAX_GAMES.value]
+    if _REUSE_SEARCH.value:
+        games, searched = reused_search(out, data_dir, params)
+        timings.update(searched.pop("timings"))
+    else:
+        games, searched = search(codes, out, data_dir, timings)
+    curves_and_outputs(games, searched, params, out, start, timings)
+
+
+def reused_search(out: str, data_dir: str, params: dict) -> tuple[dict, dict]:
+    """The worst games and the search's record of an earlier run with the same flags."""
+    try:
+        previous = outputs.read_json_object(out + ".json")
+        games = {name: trees.load(os.path.join(data_dir, f"{name.lower()}.json")).root
+                 for name in wc_names()}
+    except (OSError, ValueError) as e:
+        raise app.UsageError(f"--reuse_search needs a finished search's {out}.json and the "
+                             f"worst games in {data_dir}: {e}", exitcode=2) from None
+    changed = [k for k in ("protocol", "methods", "gamma", "iterations", "confirm_runs",
+                           "max_games", "seed") if previous.get(k) != params.get(k)]
+    if changed:
+        raise app.UsageError(f"--reuse_search: {out}.json was searched with other "
+                             f"{', '.join(changed)}; run the search again (without "
+                             "--reuse_search)", exitcode=2)
+    JOB_COUNTS.update({k: v for k, v in previous.get("job_counts", {}).items()
+                       if k not in ("curves",)})
+    return games, {"games_searched": previous["games_searched"],
+                   "ranking": previous["ranking"],
+                   "search_reused_from_run_written_at_utc": previous.get(
+                       "search_reused_from_run_written_at_utc", previous.get("written_at_utc")),
+                   "timings": {k: previous[k] for k in ("search_seconds", "floors_seconds")
+                               if k in previous}}
+
+
+def search(codes: np.ndarray, out: str, data_dir: str, timings: dict) -> tuple[dict, dict]:
+    """Stage 1: the search for the worst games (written to ``data_dir``), their ranking."""
     stage_start = time.time()
     if _PROTOCOL.value == "paper":
         # The same seeds as the full protocol: a game's runs do not depend on the subset.
@@ -438,6 +479,12 @@ def main(argv):
                      f"Found by {search_command()}."),
             "code": code}), os.path.join(data_dir, f"{name.lower()}.json"))
 
+    return games, {"games_searched": len(codes), "ranking": ranking}
+
+
+def curves_and_outputs(games: dict, searched: dict, params: dict, out: str, start: float,
+                       timings: dict) -> None:
+    """Stages 2 and 3 (curves, floors) and the outputs."""
     floors = {name: experiments.exploration_floors(root, _GAMMA.value)
               for name, root in games.items()}
 
@@ -481,8 +528,8 @@ def main(argv):
     plot(rows, floors, games, out + ".png")
     elapsed = time.time() - start
     experiments.write_params(out + ".json", dict(params, runs_every_class=runs_every_class(),
-                                                 games_searched=len(codes),
-                             ranking=ranking, floors=floors, job_counts=JOB_COUNTS),
+                                                 **searched, floors=floors,
+                                                 job_counts=JOB_COUNTS),
                              wall_seconds=round(elapsed, 1),
                              **_RUNNER.execution(),
                              **timings)

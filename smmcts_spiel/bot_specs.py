@@ -7,7 +7,8 @@ A spec is ``name`` or ``name(key=value,...)``; :func:`make_bot` builds a fresh, 
                                                     (the bot's default), random_rollout or
                                                     heuristic (kernel engine), rollout,
                                                     goofspiel or oshi_zumo (Python, generic
-                                                    engine); rollouts=N playouts per leaf
+                                                    engine); rollouts=N playouts per leaf;
+                                                    threads=N trees searched at once
     mmcts(training_iterations=100000,gamma=0.1)     MMCTSBot, trained when built
     mmcts(file=trees/x.npz,final_strategy=empirical)  MMCTSBot on a saved Phantom TTT search
     belief_sampler                                  the Belief Sampler (Phantom TTT)
@@ -48,7 +49,7 @@ from smmcts_spiel.search import evaluators
 BOT_PARAMS: dict[str, dict[str, type]] = {
     "smmcts": {"selector": str, "gamma": float, "c": float, "iterations": int,
                "time_limit": float, "final_strategy": str, "threshold": float,
-               "evaluator": str, "rollouts": int, "engine": str},
+               "evaluator": str, "rollouts": int, "engine": str, "threads": int},
     "mmcts": {"training_iterations": int, "gamma": float, "iterations": int,
               "final_strategy": str, "engine": str, "train_from": str, "file": str},
     "belief_sampler": {},

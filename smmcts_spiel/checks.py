@@ -51,17 +51,26 @@ def check_game(game: pyspiel.Game, purpose: str, *, perfect_information: bool = 
     """
     game_type = game.get_type()
     name = game_type.short_name
+    parameters = game_type.parameter_specification
     if game.num_players() != 2:
+        fix = ("load it with players=2" if "players" in parameters else
+               "it has no two-player version")
         raise ValueError(f"{purpose} needs a two-player game; {name!r} has "
-                         f"{game.num_players()} players")
+                         f"{game.num_players()} players ({fix})")
     allowed_utilities = (_Utility.ZERO_SUM,) if zero_sum_only else (_Utility.ZERO_SUM,
                                                                      _Utility.CONSTANT_SUM)
     if game_type.utility not in allowed_utilities:
         kind = "zero-sum" if zero_sum_only else "zero-sum or constant-sum"
-        fix = (" (for goofspiel use returns_type=win_loss or point_difference)"
-               if "goofspiel" in name else "")
+        if "goofspiel" in name:
+            fix = "for goofspiel use returns_type=win_loss or point_difference"
+        elif "zero_sum" in parameters:
+            fix = f"load it with zero_sum=true, e.g. {name}(zero_sum=true)"
+        else:
+            fix = (f"{purpose} learns one value that one player gains and the other loses; "
+                   "for a game where both can gain, use a bot that maximises each player's "
+                   "own return, e.g. OpenSpiel's MCTSBot")
         raise ValueError(f"{purpose} needs a {kind} game; {name!r} is "
-                         f"{game_type.utility.name.lower().replace('_', '-')}{fix}")
+                         f"{game_type.utility.name.lower().replace('_', '-')} ({fix})")
     if game_type.dynamics not in (_Dynamics.SIMULTANEOUS, _Dynamics.SEQUENTIAL):
         raise ValueError(f"{purpose} supports simultaneous and sequential games, not "
                          f"{game_type.dynamics.name.lower()} ({name!r})")

@@ -69,6 +69,9 @@ def both_engines(game, **options):
     ("goofspiel(num_cards=4,imp_info=False,points_order=random)", "rm", "average"),
     ("goofspiel(num_cards=4,imp_info=False,points_order=descending)", "exp3m", "average"),
     ("oshi_zumo(coins=4,size=1,horizon=6)", "ucbm", "empirical"),
+    # Nodes wider than tree_arrays.BLOCK joint actions: the expansion skips whole blocks.
+    ("blotto(coins=5,fields=3)", "exp3", "empirical"),
+    ("oshi_zumo(coins=10,size=2,horizon=5)", "rm", "empirical"),
     ("tic_tac_toe", "ucb", "most_visited"),
     ("tic_tac_toe", "rmb", "average_no_exploration"),
     ("smmcts_random_stacked_matrix(depth=3,branching=2,chance_branching=2,seed=3)", "rmm",
@@ -115,18 +118,26 @@ def test_a_time_limited_search_is_whole_iterations():
         reference, reference.run(game.new_initial_state(), arrays.last_iterations))
 
 
-@pytest.mark.parametrize("selector", ["rm", "exp3"])
+# Iterations and tolerance per selector. Exp3's rewards are in [0, 1] over the game's range
+# [-2, 2], so rock-paper-scissors' payoffs span only half of it and Exp3 learns it at half
+# the rate: over seeds 0-19 (25 Nov 2026) its largest deviation after 100,000 iterations
+# was below 0.06 for 19 seeds (0.087 for one); RM's after 40,000 at most 0.016.
+STAGE_BUDGETS = {"rm": (40_000, 0.03), "exp3": (100_000, 0.06)}
+
+
+@pytest.mark.parametrize("selector", sorted(STAGE_BUDGETS))
 def test_each_chance_outcome_s_stage_approaches_its_equilibrium(selector):
     """Chance picks rock-paper-scissors or a biased version; each has a unique equilibrium."""
     game = pyspiel.load_game(CHANCE_OF_TWO_GAMES)
+    iterations, tolerance = STAGE_BUDGETS[selector]
     search = ArraySMMCTS(game, selector=selector, seed=0)
-    search.run(game.new_initial_state(), 40_000)
+    search.run(game.new_initial_state(), iterations)
     for outcome, equilibrium in ((0, [1 / 3] * 3), (1, [0.25, 0.25, 0.5])):
         state = game.new_initial_state()
         state.apply_action(outcome)
         node = search.find(state)
         for player in (0, 1):
-            assert node.strategy(player) == pytest.approx(equilibrium, abs=0.03)
+            assert node.strategy(player) == pytest.approx(equilibrium, abs=tolerance)
 
 
 @pytest.mark.parametrize("selector", ["rm", "exp3", "ucb"])

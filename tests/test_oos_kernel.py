@@ -82,14 +82,18 @@ def test_kuhn_10000_unbiased_iterations_below_005_like_openspiel_oos_test(seed):
     assert exploitability.exploitability(game, search.policy()) < 0.05
 
 
-def test_time_limit_is_respected_and_tables_grow():
+def test_time_limited_run_counts_whole_iterations_and_tables_grow():
+    # Untimed: how many iterations fit depends on the machine's load; that every one is
+    # counted, and that the tables grow beyond their first size, does not.
     game = pyspiel.load_game("goofspiel(num_cards=6,imp_info=True)")
     search = KernelOutcomeSampling(game, seed=0)
     search.run(10)  # compile
-    done = search.run(time_limit=0.2)
-    assert done > 1000
-    assert search.num_nodes > 1000
+    done = search.run(time_limit=0.05)
+    assert done >= 1
     assert search.iterations == done + 10
+    search.run(5000)
+    assert search.num_nodes > 1024  # the first table has 1024 rows
+    assert search.iterations == done + 5010
 
 
 def test_copy_continues_identically():

@@ -126,10 +126,12 @@ def test_bad_input_is_refused_clearly():
         SMMCTSBot(game, 0, time_limit=0)
     with pytest.raises(ValueError, match="player_id"):
         SMMCTSBot(game, 2)
-    with pytest.raises(ValueError, match="zero-sum"):
+    with pytest.raises(ValueError, match="zero-sum.*general-sum.*MCTSBot"):
         SMMCTSBot(pyspiel.load_game("matrix_pd"), 0)
-    with pytest.raises(ValueError, match="two-player"):
+    with pytest.raises(ValueError, match=r"two-player.*3 players \(load it with players=2\)"):
         SMMCTSBot(pyspiel.load_game("goofspiel(players=3)"), 0)
+    with pytest.raises(ValueError, match=r"general-sum \(load it with zero_sum=true"):
+        SMMCTSBot(pyspiel.load_game("laser_tag"), 0)
     state = game.new_initial_state()
     state.apply_actions([0, 1])
     with pytest.raises(ValueError, match="terminal"):

@@ -12,5 +12,6 @@ walks) live in :mod:`smmcts_spiel.imperfect`; they build on the selectors here.
 * :mod:`.kernel_engine`: the same algorithm compiled with numba on a game kernel
   (:mod:`smmcts_spiel.games.kernels`), the fast path of ``SMMCTSBot``;
 * :mod:`.tree_arrays`: the array tree the two compiled engines share;
+* :mod:`.root_parallel`: several trees searched at once in threads, statistics merged;
 * :mod:`.matrix_tree_engine`: the same algorithm compiled with numba on explicit trees.
 """

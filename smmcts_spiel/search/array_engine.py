@@ -74,7 +74,7 @@ LAST = 8
 _SIMULTANEOUS, _CHANCE, _TERMINAL = (int(p) for p in (
     pyspiel.PlayerId.SIMULTANEOUS, pyspiel.PlayerId.CHANCE, pyspiel.PlayerId.TERMINAL))
 _NO_ACTION = (pyspiel.INVALID_ACTION,)  # the one pseudo-action of a player not moving
-PROBS = 4  # floats: the config (tree_arrays.GAMMA ... UTILITY_SUM), then chance probabilities
+PROBS = ta.CONFIG_SIZE  # floats: the config (tree_arrays.GAMMA ...), then chance probabilities
 
 
 # ----------------------------------------------------------------------------------------
@@ -184,7 +184,7 @@ def _advance(budget, kind, n1, n2, value, floats, nodes_i, nodes_f, pool, slots,
         n1 = nodes_i[N1, node]
         n2 = nodes_i[N2, node]
         if nodes_i[CHILD, node] < 0:  # first visit of a decision node
-            if (counters[POOL_USED] + n1 * n2 > len(pool)
+            if (counters[POOL_USED] + n1 * n2 + ta.block_count(kind, n1 * n2) > len(pool)
                     or counters[SLOTS_USED] + n1 + n2 > slots.shape[1]):
                 ints[MODE], ints[NODE], ints[DEPTH] = AT_NODE, node, depth
                 return FULL, node, -1, done
@@ -206,7 +206,8 @@ def _advance(budget, kind, n1, n2, value, floats, nodes_i, nodes_f, pool, slots,
             node = child
             continue
         if expanded < n1 * n2:
-            a = ta.untried_joint_action(pool, c0, n1 * n2 - expanded, _mt_random(ints))
+            a = ta.untried_joint_action(pool, c0, n1 * n2, n1 * n2 - expanded,
+                                        _mt_random(ints))
             ints[MODE], ints[NODE], ints[ACTION], ints[DEPTH] = NEEDS_CHILD, node, a, depth
             return EXPAND + (LAST if expanded == n1 * n2 - 1 else 0), node, a, done
         u1 = _mt_random(ints) if n1 > 1 else 0.0
@@ -240,8 +241,8 @@ class ArraySMMCTS(ArrayTreeSearch):
     #: 0.3-1.9 KB per node measured over OpenSpiel's and our Python games (process memory).
     python_bytes_per_node = 2048
 
-    def __init__(self, game: pyspiel.Game, selector: str = "rm", gamma: float = 0.05,
-                 c: float = 1.4, final_strategy: str = "empirical", evaluator=None,
+    def __init__(self, game: pyspiel.Game, selector: str = "rm", gamma: float | None = None,
+                 c: float | None = None, final_strategy: str = "empirical", evaluator=None,
                  seed: int | None = None, initial_nodes: int = 1 << 14, threshold: float = 0.0,
                  max_memory: int = ta.DEFAULT_MAX_MEMORY):
         super().__init__(game, selector, gamma, c, final_strategy, node_room=1, pool_room=0,
@@ -330,13 +331,13 @@ class ArraySMMCTS(ArrayTreeSearch):
             self._actions.append((first, second, None))
             return DECISION, len(first), len(second), 0.0
         if player == _CHANCE:
-            outcomes = state.chance_outcomes()
+            outcomes, probs = zip(*state.chance_outcomes())
             n = len(outcomes)
             if PROBS + n > len(self._floats):
                 self._floats = np.concatenate([self._floats, np.zeros(n)])
-            self._floats[PROBS:PROBS + n] = [p for _, p in outcomes]
+            self._floats[PROBS:PROBS + n] = probs
             self._states.append(state)
-            self._actions.append((tuple(a for a, _ in outcomes), (), None))
+            self._actions.append((outcomes, (), None))
             return CHANCE, n, 1, 0.0
         if player != _TERMINAL:
             raise ValueError(f"{self.game}: current_player() {player} at {state.history()} "
@@ -352,7 +353,7 @@ class ArraySMMCTS(ArrayTreeSearch):
     def _iterate(self, root: int, iterations: int) -> int:
         """Up to ``iterations`` iterations (all of them: the arrays grow as needed)."""
         states, actions = self._states, self._actions
-        evaluate = self.evaluator.evaluate
+        evaluate = self._leaf_value()
         kind, n1, n2, value = DECISION, 0, 0, 0.0
         done = 0
         arrays = (self._floats, self.nodes_i, self.nodes_f, self.pool, self.slots, self._ints)
@@ -383,7 +384,19 @@ class ArraySMMCTS(ArrayTreeSearch):
                 states[node] = None  # every child exists: the state is no longer needed
             kind, n1, n2, value = self._describe(child)
             if why & EXPAND and kind != TERMINAL:
-                value = evaluate(child)[0]
+                value = evaluate(child)
+
+    def _leaf_value(self):
+        """Player 1's value of a new leaf (its state is kept, so the evaluator gets a copy):
+        with the default evaluator, one C++ rollout called directly (a Python call less per
+        leaf), else the evaluator's ``evaluate``."""
+        evaluator = self.evaluator
+        if type(evaluator) is OpenSpielRolloutEvaluator and evaluator.n_rollouts == 1:
+            bots, draw = evaluator.bots, evaluator.seeds.getrandbits
+            evaluate_bots = pyspiel.evaluate_bots
+            return lambda state: evaluate_bots(state.clone(), bots, draw(31))[0]
+        evaluate = evaluator.evaluate
+        return lambda state: evaluate(state)[0]
 
     def _grow_path(self) -> None:
         """Double the path's room, keeping the path of the iteration in progress."""
@@ -400,7 +413,8 @@ class ArraySMMCTS(ArrayTreeSearch):
         """Grow the arrays for what _advance needed: the pending chance child's
         ``outcomes`` or the opening of ``node``; False if ``max_memory`` does not allow it."""
         n1, n2 = int(self.nodes_i[N1, node]), int(self.nodes_i[N2, node])
-        self._pool_room = max(self._pool_room, outcomes + 1, n1 * n2 + n1 + n2)
+        self._pool_room = max(self._pool_room, outcomes + 1,
+                              n1 * n2 + ta.block_count(DECISION, n1 * n2) + n1 + n2)
         while not self.has_room():
             if not self._grow():
                 return False

@@ -83,17 +83,19 @@ class OpenSpielRolloutEvaluator:
         if n_rollouts < 1:
             raise ValueError(f"n_rollouts must be >= 1, got {n_rollouts}")
         self.n_rollouts = n_rollouts
-        self._rng = random.Random(seed)
-        self._bots = [pyspiel.make_uniform_random_bot(p, self._rng.getrandbits(31))
-                      for p in range(2)]
+        #: Draws the bots' seeds, then one chance seed per playout.
+        self.seeds = random.Random(seed)
+        #: OpenSpiel's uniform random bots that play the playouts.
+        self.bots = [pyspiel.make_uniform_random_bot(p, self.seeds.getrandbits(31))
+                     for p in range(2)]
 
     def evaluate(self, state: pyspiel.State) -> list[float]:
         if self.n_rollouts == 1:
-            return pyspiel.evaluate_bots(state.clone(), self._bots, self._rng.getrandbits(31))
+            return pyspiel.evaluate_bots(state.clone(), self.bots, self.seeds.getrandbits(31))
         total = [0.0] * state.num_players()
         for _ in range(self.n_rollouts):
-            returns = pyspiel.evaluate_bots(state.clone(), self._bots,
-                                            self._rng.getrandbits(31))
+            returns = pyspiel.evaluate_bots(state.clone(), self.bots,
+                                            self.seeds.getrandbits(31))
             total = [a + b for a, b in zip(total, returns)]
         return [v / self.n_rollouts for v in total]
 

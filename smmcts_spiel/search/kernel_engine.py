@@ -129,7 +129,7 @@ def _iteration(root, root_state, code, params, data, evaluator, selector, mean_v
         n2 = nodes_i[N2, node]
         if nodes_i[EXPANDED, node] < n1 * n2:
             # Expansion: a uniformly random joint action among those never tried.
-            a = ta.untried_joint_action(pool, c0, n1 * n2 - nodes_i[EXPANDED, node],
+            a = ta.untried_joint_action(pool, c0, n1 * n2, n1 * n2 - nodes_i[EXPANDED, node],
                                         rng.random())
             kernels.apply_actions(code, state, params, data, pool[a0 + a // n2],
                                   pool[a0 + n1 + a % n2])
@@ -159,7 +159,7 @@ def _iteration(root, root_state, code, params, data, evaluator, selector, mean_v
 
 
 # _nrt is a documented-in-source numba option that its type hints do not list.
-@numba.njit(cache=True, error_model="numpy", _nrt=False)  # type: ignore[call-overload]
+@numba.njit(cache=True, error_model="numpy", _nrt=False, nogil=True)  # type: ignore[call-overload]
 def _run(iterations, root, root_state, code, params, data, evaluator, selector, mean_variant,
          track_average, config, nodes_i, nodes_f, pool, slots, counters, rng, state, path_node,
          path_i, path_j, actions_out, outcomes, outcome_probs, node_room, pool_room):
@@ -264,8 +264,8 @@ class KernelSMMCTS(ArrayTreeSearch):
     "random_rollout" (default) or "heuristic". Raises ValueError if the game has no kernel.
     """
 
-    def __init__(self, game: pyspiel.Game, selector: str = "rm", gamma: float = 0.05,
-                 c: float = 1.4, final_strategy: str = "empirical",
+    def __init__(self, game: pyspiel.Game, selector: str = "rm", gamma: float | None = None,
+                 c: float | None = None, final_strategy: str = "empirical",
                  evaluator: str = "random_rollout", seed: int | None = None,
                  initial_nodes: int = 1 << 16, threshold: float = 0.0,
                  max_memory: int = ta.DEFAULT_MAX_MEMORY):
@@ -278,7 +278,9 @@ class KernelSMMCTS(ArrayTreeSearch):
         if evaluator not in kernels.EVALUATORS:
             raise ValueError(f"evaluator must be one of {', '.join(kernels.EVALUATORS)} "
                              f"(compiled leaf evaluators of the game kernel), got {evaluator!r}")
-        width = kernel.max_actions ** 2 + 2 * kernel.max_actions + 2 * kernel.max_chance_outcomes
+        joint = kernel.max_actions ** 2
+        width = (joint + ta.block_count(ta.DECISION, joint) + 2 * kernel.max_actions
+                 + 2 * kernel.max_chance_outcomes)
         super().__init__(game, selector, gamma, c, final_strategy,
                          node_room=kernel.max_depth + 1,
                          pool_room=(kernel.max_depth + 1) * width, initial_nodes=initial_nodes,

@@ -17,12 +17,16 @@ Semantics (shared with the generic engine, :mod:`smmcts_spiel.search`):
   ``X_h / n_h`` in the mean-propagating variants (RMM, Exp3M, UCBM).
 * A chance node in the tree samples an outcome, adds the child if new, recurses and
   records ``X += u1, n += 1``. Leaves return their utility.
-* Selector rewards are ``u1 / scale`` for player 1 and ``-u1 / scale`` for player 2, with
-  ``scale`` the largest absolute leaf utility. Regret matching compares the sampled
-  reward with the means of the sibling children (the sampled reward if a sibling is not
-  in the tree yet); bandit regret matching (``rmb``) only uses the sampled reward
-  (:func:`smmcts_spiel.search.selectors.bandit_regret_update`); Exp3 adds
-  ``reward / p_a``; UCB adds the reward.
+* Selector rewards are in [0, 1]: ``(u1 - lo) / (hi - lo)`` for player 1 and one minus
+  that for player 2, with ``[lo, hi]`` the range of the leaf utilities (the paper's
+  ``u1`` and ``1 - u1`` on its games with utilities 0 and 1; the map of
+  :func:`smmcts_spiel.search.smmcts.reward_range`). Exp3 adds ``reward / p_a``; UCB adds
+  the reward; bandit regret matching (``rmb``) only uses the sampled reward
+  (:func:`smmcts_spiel.search.selectors.bandit_regret_update`). Regret matching compares
+  the sampled reward with the means of the sibling children (the sampled reward if a
+  sibling is not in the tree yet) in units ``u1 / scale`` and ``-u1 / scale``, ``scale``
+  the largest absolute leaf utility: its strategies do not depend on the units, and these
+  are the ones the committed figures were made with.
 * Every update counts the action (empirical frequencies) and, for the average strategy,
   adds the current sampling distribution to its sums. Unvisited nodes play uniformly.
 
@@ -97,8 +101,8 @@ def exploitability_curves(
     flat: trees.FlatTree,
     selector: str,
     *,
-    gamma: float = 0.05,
-    c: float = 1.4,
+    gamma: float | None = None,
+    c: float | None = None,
     checkpoints: Sequence[int],
     seeds: Sequence[int] | np.ndarray,
     game_value: float,
@@ -113,10 +117,7 @@ def exploitability_curves(
     (:func:`smmcts_spiel.search.selectors.decreasing_gamma`) instead of a constant gamma.
     """
     base, mean_variant = selectors.parse_selector(selector)
-    if base == "ucb":
-        c = selectors.check_c(c)
-    else:
-        gamma = selectors.check_gamma(gamma)
+    gamma, c = selectors.exploration(base, gamma, c)
     if gamma_schedule not in GAMMA_SCHEDULES:
         raise ValueError(f"gamma_schedule must be one of {GAMMA_SCHEDULES}, "
                          f"got {gamma_schedule!r}")
@@ -136,13 +137,21 @@ def exploitability_curves(
     _run_searches(
         flat.kind, flat.value, flat.rows, flat.cols, flat.child_start, flat.children,
         flat.probs, flat.p1_offset, flat.p2_offset, flat.num_p1_slots, flat.num_p2_slots,
-        flat.max_actions, flat.max_path, flat.scale, SELECTOR_CODES[base], mean_variant,
+        flat.max_actions, flat.max_path, reward_units(flat), SELECTOR_CODES[base], mean_variant,
         (float(gamma), gamma_schedule == "decreasing"), float(c), final_strategy == "average",
         cps, seed_array,
         float(game_value), e1, nash_conv, stats)
     n1, n2 = flat.num_p1_slots, flat.num_p2_slots
     return Curves(cps, e1, nash_conv, stats[0, :n1].copy(), stats[1, :n2].copy(),
                   stats[2, :n1].copy(), stats[3, :n2].copy())
+
+
+def reward_units(flat: trees.FlatTree) -> tuple[float, float, float]:
+    """``(scale, lo, 1 / (hi - lo))``: regret matching's units and the map of the leaf range
+    ``[lo, hi]`` onto the selectors' [0, 1] (see the module docstring)."""
+    leaves = flat.value[flat.kind == LEAF]
+    lo, hi = float(leaves.min()), float(leaves.max())
+    return float(flat.scale), lo, 1.0 / (hi - lo) if hi > lo else 1.0
 
 
 def exploitability(flat: trees.FlatTree, strategy_p1: np.ndarray, game_value: float) -> float:
@@ -250,7 +259,7 @@ def _selector_probabilities(code, stat, counts, exploration, c, out):
 
 
 @_inlined
-def _update(h, i, j, u1, code, exploration, c, scale, rows, cols, child_start, children,
+def _update(h, i, j, u1, code, exploration, c, rewards, rows, cols, child_start, children,
             p1_offset, p2_offset, in_tree, x_sum, visits, stat1, stat2, counts1, counts2, avg1,
             avg2, probs1, probs2, fresh, track_average):
     """Update(h, i, j, u1) of Alg. 1 for both players' selectors at matrix node h.
@@ -275,6 +284,7 @@ def _update(h, i, j, u1, code, exploration, c, scale, rows, cols, child_start, c
             avg1[o1 + a] += p1[a]
         for b in range(n):
             avg2[o2 + b] += p2[b]
+    scale, low, inv_range = rewards
     reward1 = u1 / scale
     reward2 = -reward1
     if code == 0:
@@ -286,21 +296,24 @@ def _update(h, i, j, u1, code, exploration, c, scale, rows, cols, child_start, c
             child = children[s + i * n + b]
             if b != j and in_tree[child] and visits[child] > 0:
                 stat2[o2 + b] += -x_sum[child] / visits[child] / scale - reward2
-    elif code == 1:
-        stat1[o1 + i] += reward1 / p1[i]
-        stat2[o2 + j] += reward2 / p2[j]
-    elif code == 3:
-        _bandit_regret_update(stat1[o1:o1 + m], i, reward1, p1[i])
-        _bandit_regret_update(stat2[o2:o2 + n], j, reward2, p2[j])
     else:
-        stat1[o1 + i] += reward1
-        stat2[o2 + j] += reward2
+        reward1 = (u1 - low) * inv_range
+        reward2 = 1.0 - reward1
+        if code == 1:
+            stat1[o1 + i] += reward1 / p1[i]
+            stat2[o2 + j] += reward2 / p2[j]
+        elif code == 3:
+            _bandit_regret_update(stat1[o1:o1 + m], i, reward1, p1[i])
+            _bandit_regret_update(stat2[o2:o2 + n], j, reward2, p2[j])
+        else:
+            stat1[o1 + i] += reward1
+            stat2[o2 + j] += reward2
     counts1[o1 + i] += 1.0
     counts2[o2 + j] += 1.0
 
 
 @_inlined
-def _iteration(code, mean_variant, exploration, c, scale, kind, value, rows, cols,
+def _iteration(code, mean_variant, exploration, c, rewards, kind, value, rows, cols,
                child_start, children, probs, p1_offset, p2_offset, in_tree, expanded, x_sum, visits,
                stat1, stat2, counts1, counts2, avg1, avg2, probs1, probs2, path_node,
                path_i, path_j, track_average):
@@ -340,7 +353,7 @@ def _iteration(code, mean_variant, exploration, c, scale, kind, value, rows, col
             u = _rollout(child, kind, value, rows, cols, child_start, children, probs)
             x_sum[child] += u
             visits[child] += 1.0
-            _update(node, a // n, a % n, u, code, exploration, c, scale, rows, cols,
+            _update(node, a // n, a % n, u, code, exploration, c, rewards, rows, cols,
                     child_start, children, p1_offset, p2_offset, in_tree, x_sum, visits, stat1,
                     stat2, counts1, counts2, avg1, avg2, probs1, probs2, False, track_average)
             break
@@ -362,7 +375,7 @@ def _iteration(code, mean_variant, exploration, c, scale, kind, value, rows, col
         x_sum[h] += u
         visits[h] += 1.0
         if kind[h] == MATRIX:
-            _update(h, path_i[d], path_j[d], u, code, exploration, c, scale, rows, cols,
+            _update(h, path_i[d], path_j[d], u, code, exploration, c, rewards, rows, cols,
                     child_start, children, p1_offset, p2_offset, in_tree, x_sum, visits,
                     stat1, stat2, counts1, counts2, avg1, avg2, probs1, probs2, True, track_average)
         if mean_variant:
@@ -376,7 +389,7 @@ def _iteration(code, mean_variant, exploration, c, scale, kind, value, rows, col
 # _nrt is a documented-in-source numba option that its type hints do not list.
 @numba.njit(cache=True, error_model="numpy", _nrt=False)  # type: ignore[call-overload]
 def _run_searches_kernel(kind, value, rows, cols, child_start, children, probs, p1_offset,
-                         p2_offset, num_p1_slots, num_p2_slots, max_actions, max_path, scale,
+                         p2_offset, num_p1_slots, num_p2_slots, max_actions, max_path, rewards,
                          code, mean_variant, exploration, c, use_average, checkpoints, seeds,
                          game_value, out_e1, out_nash_conv, out_stats, in_tree, expanded, x_sum,
                          visits, stat1, stat2, counts1, counts2, avg1, avg2, probs1, probs2,
@@ -397,7 +410,7 @@ def _run_searches_kernel(kind, value, rows, cols, child_start, children, probs, 
         t = 0
         for cp in range(len(checkpoints)):
             while t < checkpoints[cp]:
-                _iteration(code, mean_variant, exploration, c, scale, kind, value, rows,
+                _iteration(code, mean_variant, exploration, c, rewards, kind, value, rows,
                            cols, child_start, children, probs, p1_offset, p2_offset, in_tree,
                            expanded, x_sum, visits, stat1, stat2, counts1, counts2, avg1, avg2,
                            probs1, probs2, path_node, path_i, path_j, use_average)
@@ -421,7 +434,7 @@ def _run_searches_kernel(kind, value, rows, cols, child_start, children, probs, 
 
 
 def _run_searches(kind, value, rows, cols, child_start, children, probs, p1_offset, p2_offset,
-                  num_p1_slots, num_p2_slots, max_actions, max_path, scale, code, mean_variant,
+                  num_p1_slots, num_p2_slots, max_actions, max_path, rewards, code, mean_variant,
                   exploration, c, use_average, checkpoints, seeds, game_value, out_e1,
                   out_nash_conv, out_stats):
     """Allocate the per-run state and run every seed's search in the compiled kernel."""
@@ -445,7 +458,7 @@ def _run_searches(kind, value, rows, cols, child_start, children, probs, p1_offs
     v1 = np.zeros(num_nodes)
     v2 = np.zeros(num_nodes)
     _run_searches_kernel(kind, value, rows, cols, child_start, children, probs, p1_offset,
-                         p2_offset, num_p1_slots, num_p2_slots, max_actions, max_path, scale,
+                         p2_offset, num_p1_slots, num_p2_slots, max_actions, max_path, rewards,
                          code, mean_variant, exploration, c, use_average, checkpoints, seeds,
                          game_value, out_e1, out_nash_conv, out_stats, in_tree, expanded, x_sum,
                          visits, stat1, stat2, counts1, counts2, avg1, avg2, probs1, probs2,

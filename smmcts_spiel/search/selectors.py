@@ -5,8 +5,12 @@ means (the paper's text), ``rmb`` ("bandit RM") only sees the sampled reward and
 importance-weights it, as GTLibrary's RMSelector does (:func:`bandit_regret_update`).
 
 Each player at each node of the search tree owns one selector, which sees only its own
-actions and its own rewards (player 2's reward is player 1's negated utility, scaled by
-the engine into [-1, 1]). A selector has one interface:
+actions and its own rewards, in [0, 1] as the paper's analysis assumes: the engine maps
+player 1's utility onto [0, 1] and gives player 2 one minus that
+(:func:`smmcts_spiel.search.smmcts.reward_range`). Regret matching only compares rewards,
+so any positive scale and offset give it the same strategies; the engines feed it their
+earlier units (utility / largest absolute utility) so that committed results reproduce
+bit for bit. A selector has one interface:
 
 * ``probabilities()``: the distribution it samples from now (for the average strategy);
 * ``select(u)``: an action, given one uniform random number ``u`` in [0, 1);
@@ -25,6 +29,11 @@ from __future__ import annotations
 import math
 
 SELECTOR_NAMES = ("rm", "rmb", "exp3", "ucb")
+#: Each selector's exploration when none is given: RM's is the paper's; Exp3's and UCB's
+#: were measured with rewards in [0, 1] against exact solutions (scripts/tune_exploration.py,
+#: docs/search_and_bots.md, 25 Nov 2026).
+DEFAULT_GAMMA = {"rm": 0.05, "rmb": 0.05, "exp3": 0.1}
+DEFAULT_C = 0.5
 
 # ----------------------------------------------------------------------------------------
 # Shared arithmetic (plain loops: works on lists here, compiled by numba on arrays there).
@@ -53,15 +62,15 @@ def regret_matching_probabilities(regrets, gamma, out):
 def bandit_regret_update(regrets, action, reward, probability):
     """Bandit regret matching (GTLibrary's RMSelector, after Hart and Mas-Colell 2001).
 
-    The reward in [-1, 1] is mapped to v in [0, 1] (GTLibrary's normalisation with
-    utilities in [-1, 1]); ``r[action] += v / p_action``, then ``r[i] -= v`` for every i:
-    an unbiased estimate of the regret update when ``probability`` is the chance the
-    sampling distribution (exploration included) gave ``action``.
+    With the reward ``v`` in [0, 1] (GTLibrary maps its utilities in [-1, 1] to
+    ``(u + 1) / 2``, the engines' map on a symmetric range): ``r[action] += v / p_action``,
+    then ``r[i] -= v`` for every i: an unbiased estimate of the regret update when
+    ``probability`` is the chance the sampling distribution (exploration included) gave
+    ``action``.
     """
-    v = 0.5 * (reward + 1.0)
-    regrets[action] += v / probability
+    regrets[action] += reward / probability
     for i in range(len(regrets)):
-        regrets[i] -= v
+        regrets[i] -= reward
 
 
 def decreasing_gamma(gamma, t):
@@ -272,6 +281,18 @@ def parse_selector(name: str) -> tuple[str, bool]:
                      "(a trailing 'm' propagates node means: RMM, RMBM, Exp3M, UCBM)")
 
 
+def exploration(name: str, gamma: float | None, c: float | None) -> tuple[float, float]:
+    """``(gamma, c)`` of the selector ``name`` (base or "m" variant), checked; None takes
+    the selector's default (:data:`DEFAULT_GAMMA`, :data:`DEFAULT_C`). The one that the
+    selector does not use is returned as given (or its default)."""
+    base, _ = parse_selector(name)
+    gamma = DEFAULT_GAMMA.get(base, DEFAULT_GAMMA["rm"]) if gamma is None else gamma
+    c = DEFAULT_C if c is None else c
+    if base == "ucb":
+        return gamma, check_c(c)
+    return check_gamma(gamma), c
+
+
 def check_gamma(gamma: float) -> float:
     if isinstance(gamma, bool) or not isinstance(gamma, (int, float)) or not 0 < gamma <= 1:
         raise ValueError(f"gamma must be in (0, 1] (the exploration probability), got {gamma!r}")
@@ -284,13 +305,13 @@ def check_c(c: float) -> float:
     return float(c)
 
 
-def selector_factory(name: str, gamma: float = 0.05, c: float = 1.4):
-    """A function ``num_actions -> selector`` for the base selector ``name``."""
+def selector_factory(name: str, gamma: float | None = None, c: float | None = None):
+    """A function ``num_actions -> selector`` for the base selector ``name`` (None: the
+    selector's default exploration, see :func:`exploration`)."""
     base, _ = parse_selector(name)
+    gamma, c = exploration(base, gamma, c)
     if base == "ucb":
-        c = check_c(c)
         return lambda num_actions: UCBSelector(num_actions, c)
-    gamma = check_gamma(gamma)
     cls = {"rm": RegretMatchingSelector, "rmb": BanditRegretMatchingSelector,
            "exp3": Exp3Selector}[base]
     return lambda num_actions: cls(num_actions, gamma)

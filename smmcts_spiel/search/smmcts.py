@@ -15,7 +15,12 @@ otherwise each player picks its own action with its own selector.
 Every node records the sum ``X`` and count ``n`` of the values passed through it; a node
 returns the sampled value, or ``X / n`` in the mean-propagating variants (RMM, Exp3M,
 UCBM). A node where only one player moves is a 1 x n stage; chance nodes are sampled.
-Values are player 1's utility ``u1``; selectors see rewards ``u_p / scale`` in [-1, 1].
+Values are player 1's utility ``u1``. Each selector sees its own player's reward in [0, 1],
+as in the paper: player 1 gets ``(u1 - lo) / (hi - lo)`` and player 2 one minus that, with
+``[lo, hi]`` the range of player 1's utility (:func:`reward_range`). Regret matching only
+compares rewards (``x - u``), so it is unchanged by that map in exact arithmetic; it keeps
+the arithmetic it had before the map (``u_p / scale``, ``scale`` the largest absolute
+utility), so that committed RM results reproduce bit for bit.
 """
 
 from __future__ import annotations
@@ -24,19 +29,14 @@ import abc
 import random
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Protocol
 
 import pyspiel
 from open_spiel.python import policy as policy_lib
 
-from smmcts_spiel import checks
+from smmcts_spiel import checks, trees
 from smmcts_spiel.search.evaluators import RandomRolloutEvaluator, sample_chance
-from smmcts_spiel.search.selectors import (
-    check_c,
-    check_gamma,
-    parse_selector,
-    selector_factory,
-)
+from smmcts_spiel.search.selectors import exploration, parse_selector, selector_factory
 
 FINAL_STRATEGIES = ("empirical", "average", "average_no_exploration", "most_visited")
 
@@ -98,6 +98,26 @@ _TERMINAL, _CHANCE, _DECISION = 0, 1, 2
 def check_game(game: pyspiel.Game) -> None:
     """Raise ValueError unless SM-MCTS can search ``game``."""
     checks.check_game(game, "SM-MCTS", hint="use smmcts_spiel.bots.MMCTSBot for such games")
+
+
+def reward_range(game: pyspiel.Game) -> tuple[float, float]:
+    """``(lo, hi)``: the range of player 1's utility that the selectors' rewards map onto
+    [0, 1] (player 1 gets ``(u1 - lo) / (hi - lo)``, player 2 one minus that).
+
+    pyspiel's ``min_utility()`` / ``max_utility()`` bound every player's return, so player
+    1's lies in them and (constant sum) in ``utility_sum`` minus them. An explicit-tree game
+    (``smmcts_random_stacked_matrix``, ``smmcts_matrix_tree``) knows player 1's exact range,
+    its leaves' (for the paper's games with utilities in [0, 1]: the paper's rewards
+    ``u1`` and ``1 - u1``), where pyspiel's range is the symmetric hull ``[-hi, hi]``.
+    """
+    tree = getattr(game, "tree", None)  # a Python game loaded by name is the object itself
+    if isinstance(tree, trees.MatrixTree):
+        lo, hi = trees.utility_range(tree.root)
+    else:
+        total = game.utility_sum()
+        lo = max(game.min_utility(), total - game.max_utility())
+        hi = min(game.max_utility(), total - game.min_utility())
+    return (float(lo), float(hi)) if hi > lo else (float(lo), float(lo) + 1.0)
 
 
 def follow_history(node, moves: Sequence[int]):
@@ -222,15 +242,12 @@ class TreeSearch(abc.ABC):
 
     root: Any  # the root node, or None before the first search
 
-    def __init__(self, game: pyspiel.Game, selector: str, gamma: float, c: float,
-                 final_strategy: str, threshold: float = 0.0):
+    def __init__(self, game: pyspiel.Game, selector: str, gamma: float | None,
+                 c: float | None, final_strategy: str, threshold: float = 0.0):
         """Check and keep the options every engine takes (see :class:`SMMCTS`)."""
         check_game(game)
         base, self.propagate_mean = parse_selector(selector)
-        if base == "ucb":
-            c = check_c(c)
-        else:
-            gamma = check_gamma(gamma)
+        gamma, c = exploration(base, gamma, c)
         if final_strategy not in FINAL_STRATEGIES:
             raise ValueError(f"final_strategy must be one of {', '.join(FINAL_STRATEGIES)}, "
                              f"got {final_strategy!r}")
@@ -242,6 +259,9 @@ class TreeSearch(abc.ABC):
         self._track_average = final_strategy.startswith("average")
         # The uniform exploration the selectors mix in (removed by average_no_exploration).
         self.exploration = 0.0 if base == "ucb" else float(gamma)
+        lo, hi = reward_range(game)
+        self._reward_low, self._inv_reward_range = lo, 1.0 / (hi - lo)
+        # Regret matching's arithmetic (see the module docstring).
         scale = max(abs(game.min_utility()), abs(game.max_utility())) or 1.0
         self._inv_scale = 1.0 / scale
         self._utility_sum = game.utility_sum()
@@ -307,8 +327,10 @@ class SMMCTS(TreeSearch):
         stages (simultaneous or sequential).
       selector: "rm", "exp3" or "ucb"; with a trailing "m" ("rmm", "exp3m", "ucbm") nodes
         propagate their mean value instead of the sampled one.
-      gamma: exploration of RM and Exp3, in (0, 1].
-      c: exploration constant of UCB.
+      gamma: exploration of RM and Exp3, in (0, 1]; None: the selector's default
+        (``selectors.DEFAULT_GAMMA``: RM 0.05, Exp3 0.1).
+      c: exploration constant of UCB on rewards in [0, 1]; None: ``selectors.DEFAULT_C``
+        (0.5).
       final_strategy: one of FINAL_STRATEGIES (see :func:`final_probabilities`):
         "empirical" (frequencies n_i / n, the paper's) or "average" (the mean
         of the sampling distributions).
@@ -319,8 +341,8 @@ class SMMCTS(TreeSearch):
       seed: seeds every random choice of the search.
     """
 
-    def __init__(self, game: pyspiel.Game, selector: str = "rm", gamma: float = 0.05,
-                 c: float = 1.4, final_strategy: str = "empirical", evaluator=None,
+    def __init__(self, game: pyspiel.Game, selector: str = "rm", gamma: float | None = None,
+                 c: float | None = None, final_strategy: str = "empirical", evaluator=None,
                  seed: int | None = None, threshold: float = 0.0):
         super().__init__(game, selector, gamma, c, final_strategy, threshold)
         self._make_selector = selector_factory(self.base_selector, self.gamma, self.c)
@@ -424,8 +446,6 @@ class SMMCTS(TreeSearch):
 
     def _update(self, node: SearchNode, i: int, j: int, u1: float) -> None:
         """Update(h, i, j, u1): each player's selector learns from its own reward."""
-        inv_scale = self._inv_scale
-        utility_sum = self._utility_sum
         node.counts[0][i] += 1
         node.counts[1][j] += 1
         sel1, sel2 = node.selectors
@@ -434,26 +454,47 @@ class SMMCTS(TreeSearch):
                 if selector is not None:
                     for a, p in enumerate(selector.probabilities()):
                         sums[a] += p
+        selector = sel1 if sel1 is not None else sel2
+        if selector is None:
+            return
+        if selector.uses_action_values:
+            self._regret_update(node, i, j, u1)
+            return
+        reward1 = (u1 - self._reward_low) * self._inv_reward_range
+        if sel1 is not None:
+            sel1.update(i, reward1)
+        if sel2 is not None:
+            sel2.update(j, 1.0 - reward1)
+
+    def _regret_update(self, node: SearchNode, i: int, j: int, u1: float) -> None:
+        """Regret matching's Update: each action's value against the opponent's sampled
+        action (the child's mean, or the sample itself), in units ``u_p / scale``."""
+        inv_scale = self._inv_scale
+        utility_sum = self._utility_sum
+        sel1, sel2 = node.selectors
         n2 = len(node.actions[1])
         if sel1 is not None:
             reward = u1 * inv_scale
-            values = None
-            if sel1.uses_action_values:
-                # Row a against the sampled column j: the child's mean, or the sample itself.
-                values = [reward if a == i or child is None else child.total / child.visits
-                          * inv_scale for a, child in enumerate(node.children[j::n2])]
+            values = [reward if a == i or child is None else child.total / child.visits
+                      * inv_scale for a, child in enumerate(node.children[j::n2])]
             sel1.update(i, reward, values)
         if sel2 is not None:
             reward = (utility_sum - u1) * inv_scale
-            values = None
-            if sel2.uses_action_values:
-                values = [reward if b == j or child is None else
-                          (utility_sum - child.total / child.visits) * inv_scale
-                          for b, child in enumerate(node.children[i * n2:(i + 1) * n2])]
+            values = [reward if b == j or child is None else
+                      (utility_sum - child.total / child.visits) * inv_scale
+                      for b, child in enumerate(node.children[i * n2:(i + 1) * n2])]
             sel2.update(j, reward, values)
 
     # -- results -----------------------------------------------------------------------
 
+
+
+class StrategySource(Protocol):
+    """What :class:`SearchPolicy` reads: a search (one tree or merged root-parallel trees)."""
+
+    game: pyspiel.Game
+
+    def strategy(self, state: pyspiel.State, player: int) -> dict[int, float]: ...
 
 
 class SearchPolicy(policy_lib.Policy):
@@ -466,7 +507,7 @@ class SearchPolicy(policy_lib.Policy):
     every search run so far.
     """
 
-    def __init__(self, search: TreeSearch):
+    def __init__(self, search: StrategySource):
         super().__init__(search.game, [0, 1])
         self._search = search
 

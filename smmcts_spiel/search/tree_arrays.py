@@ -15,8 +15,11 @@ Layout:
   sums ``X``, visits ``n`` and terminal value;
 * a node is *opened* on its first visit (chance nodes of the array engine when created):
   its children table (joint action ``i * n2 + j``, or chance outcome; -1 while missing) goes
-  to ``pool``, its per-action statistics (selector statistic, count, sum of sampling
-  distributions, current distribution; chance: outcome probabilities) to
+  to ``pool``, followed at a decision node wider than ``BLOCK`` joint actions by the number
+  of children of each block of ``BLOCK`` entries (:func:`block_count`), which lets the
+  expansion rule find the ``k``-th missing child without reading the whole table (Blotto's
+  root has up to tens of thousands); its per-action statistics (selector statistic, count,
+  sum of sampling distributions, current distribution; chance: outcome probabilities) to
   ``slots[field, slot]``. The kernel engine also stores the node's pyspiel actions in
   ``pool`` (field ``ACTIONS``); the array engine keeps them in Python (``ACTIONS`` is -1).
 
@@ -51,10 +54,14 @@ X, VISITS, U1 = range(3)
 STAT, COUNT, AVERAGE, PROB = range(4)
 # counters
 NUM_NODES, POOL_USED, SLOTS_USED = range(3)
-# config (floats)
-GAMMA, C, INV_SCALE, UTILITY_SUM = range(4)
+# config (floats): the selectors' parameters; the map of u1 onto [0, 1] (``REWARD_LOW``,
+# ``INV_REWARD_RANGE``: see smmcts.reward_range); regret matching's units (``INV_SCALE``,
+# ``UTILITY_SUM``: see the docstring of smmcts).
+GAMMA, C, INV_SCALE, UTILITY_SUM, REWARD_LOW, INV_REWARD_RANGE = range(6)
+CONFIG_SIZE = 6
 
 CHECK_EVERY = 0.002  # seconds between clock checks under a time limit
+BLOCK = 64  # joint actions per block of a wide node's children table (see block_count)
 #: Seconds of search the arrays are sized for before a timed run starts; a longer run grows
 #: them as it goes (4x at a time), so a long time limit allocates nothing up front.
 PLAN_SECONDS = 1.0
@@ -105,29 +112,42 @@ def new_node(kind, u1, nodes_i, nodes_f, counters):
     return node
 
 
+@numba.njit(inline="always")
+def block_count(kind, width):
+    """Block counters after a children table of ``width`` entries (decision nodes wider
+    than ``BLOCK``: one per block of ``BLOCK`` entries, its number of children)."""
+    if kind == CHANCE or width <= BLOCK:
+        return 0
+    return (width + BLOCK - 1) // BLOCK
+
+
 @inlined
 def open_node(node, n1, n2, action_room, nodes_i, pool, slots, counters):
-    """Give ``node`` its children table (``n1 * n2`` entries; chance: ``n1``, with ``n2 = 1``),
-    ``action_room`` pool entries for its actions (``ACTIONS``; none if 0) and ``n1 + n2``
-    zeroed slots. Returns the pool offset of the actions."""
+    """Give ``node`` its children table (``n1 * n2`` entries; chance: ``n1``, with ``n2 = 1``)
+    and its block counters (:func:`block_count`), ``action_room`` pool entries for its
+    actions (``ACTIONS``; none if 0) and ``n1 + n2`` zeroed slots. Returns the pool offset
+    of the actions."""
     width = n1 if nodes_i[KIND, node] == CHANCE else n1 * n2
+    blocks = block_count(nodes_i[KIND, node], width)
     p = counters[POOL_USED]
-    counters[POOL_USED] += width + action_room
+    counters[POOL_USED] += width + blocks + action_room
     s = counters[SLOTS_USED]
     counters[SLOTS_USED] += n1 + n2
     nodes_i[N1, node] = n1
     nodes_i[N2, node] = n2
     nodes_i[CHILD, node] = p
-    nodes_i[ACTIONS, node] = p + width if action_room > 0 else -1
+    nodes_i[ACTIONS, node] = p + width + blocks if action_room > 0 else -1
     nodes_i[SLOT, node] = s
     for a in range(width):
         pool[p + a] = -1
+    for b in range(blocks):
+        pool[p + width + b] = 0
     for a in range(n1 + n2):
         slots[STAT, s + a] = 0.0
         slots[COUNT, s + a] = 0.0
         slots[AVERAGE, s + a] = 0.0
         slots[PROB, s + a] = 0.0
-    return p + width
+    return p + width + blocks
 
 
 @inlined
@@ -146,9 +166,10 @@ def probabilities(selector, stat, counts, gamma, c, out):
 
 
 @inlined
-def player_update(selector, action, reward, probs, stat, counts, average, track_average,
-                  sibling_children, nodes_f, player, config):
-    """One player's Update at a node: ``sibling_children[a]`` is the child had it played a."""
+def player_update(selector, action, reward, scaled, probs, stat, counts, average,
+                  track_average, sibling_children, nodes_f, player, config):
+    """One player's Update at a node: ``reward`` in [0, 1]; ``scaled``, the player's utility
+    in regret matching's units; ``sibling_children[a]`` is the child had it played a."""
     n = len(probs)
     counts[action] += 1.0
     if n == 1:
@@ -164,7 +185,7 @@ def player_update(selector, action, reward, probs, stat, counts, average, track_
                 mean = nodes_f[X, child] / nodes_f[VISITS, child]
                 if player == 1:
                     mean = config[UTILITY_SUM] - mean
-                stat[a] += mean * inv_scale - reward
+                stat[a] += mean * inv_scale - scaled
     elif selector == 1:
         stat[action] += reward / probs[action]
     elif selector == 3:
@@ -193,14 +214,14 @@ def update(node, i, j, u1, fresh, selector, track_average, config, nodes_i, node
         if n2 > 1:
             probabilities(selector, slots[STAT, s + n1:s + n1 + n2],
                           slots[COUNT, s + n1:s + n1 + n2], config[GAMMA], config[C], p2)
-    reward1 = u1 * config[INV_SCALE]
-    reward2 = (config[UTILITY_SUM] - u1) * config[INV_SCALE]
-    player_update(selector, i, reward1, p1, slots[STAT, s:s + n1], slots[COUNT, s:s + n1],
-                  slots[AVERAGE, s:s + n1], track_average, pool[c0 + j:c0 + n1 * n2:n2],
-                  nodes_f, 0, config)
-    player_update(selector, j, reward2, p2, slots[STAT, s + n1:s + n1 + n2],
-                  slots[COUNT, s + n1:s + n1 + n2], slots[AVERAGE, s + n1:s + n1 + n2],
-                  track_average, pool[c0 + i * n2:c0 + (i + 1) * n2], nodes_f, 1, config)
+    reward1 = (u1 - config[REWARD_LOW]) * config[INV_REWARD_RANGE]
+    player_update(selector, i, reward1, u1 * config[INV_SCALE], p1, slots[STAT, s:s + n1],
+                  slots[COUNT, s:s + n1], slots[AVERAGE, s:s + n1], track_average,
+                  pool[c0 + j:c0 + n1 * n2:n2], nodes_f, 0, config)
+    player_update(selector, j, 1.0 - reward1, (config[UTILITY_SUM] - u1) * config[INV_SCALE],
+                  p2, slots[STAT, s + n1:s + n1 + n2], slots[COUNT, s + n1:s + n1 + n2],
+                  slots[AVERAGE, s + n1:s + n1 + n2], track_average,
+                  pool[c0 + i * n2:c0 + (i + 1) * n2], nodes_f, 1, config)
 
 
 @inlined
@@ -217,10 +238,21 @@ def select(selector, stat, counts, gamma, c, probs, u):
 
 
 @inlined
-def untried_joint_action(pool, c0, untried, u):
-    """The expansion rule: the ``floor(u * untried)``-th joint action without a child."""
+def untried_joint_action(pool, c0, width, untried, u):
+    """The expansion rule: the ``floor(u * untried)``-th joint action without a child (of
+    the ``width`` of a decision node), skipping whole blocks by their counters."""
     target = min(int(u * untried), untried - 1)
     a = 0
+    if width > BLOCK:
+        b = 0
+        while True:
+            size = min(BLOCK, width - a)
+            missing = size - pool[c0 + width + b]
+            if target < missing:
+                break
+            target -= missing
+            a += size
+            b += 1
     while True:
         if pool[c0 + a] < 0:
             if target == 0:
@@ -235,7 +267,10 @@ def expand(node, a, child, u, selector, track_average, config, nodes_i, nodes_f,
     ``node`` (whose own ``X, n`` the expansion does not touch)."""
     c0 = nodes_i[CHILD, node]
     n2 = nodes_i[N2, node]
+    width = nodes_i[N1, node] * n2
     pool[c0 + a] = child
+    if width > BLOCK:
+        pool[c0 + width + a // BLOCK] += 1
     nodes_i[EXPANDED, node] += 1
     nodes_f[X, child] += u
     nodes_f[VISITS, child] += 1.0
@@ -260,7 +295,7 @@ def back_up(depth, u, path_node, path_i, path_j, mean_variant, selector, track_a
     return u
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def copy_subtree(root, nodes_i, nodes_f, pool, slots, counters, new_nodes_i, new_nodes_f,
                  new_pool, new_slots, new_counters, new_index, queue):
     """Copy the subtree of ``root`` into the ``new_*`` arrays, numbered breadth first.
@@ -289,12 +324,15 @@ def copy_subtree(root, nodes_i, nodes_f, pool, slots, counters, new_nodes_i, new
         n1 = nodes_i[N1, old]
         n2 = nodes_i[N2, old]
         width = n1 if nodes_i[KIND, old] == CHANCE else n1 * n2
+        blocks = block_count(nodes_i[KIND, old], width)
         a0 = nodes_i[ACTIONS, old]
         room = n1 + n2 if a0 >= 0 else 0
         p = new_counters[POOL_USED]
-        new_counters[POOL_USED] += width + room
+        new_counters[POOL_USED] += width + blocks + room
         new_nodes_i[CHILD, new] = p
-        new_nodes_i[ACTIONS, new] = p + width if a0 >= 0 else -1
+        new_nodes_i[ACTIONS, new] = p + width + blocks if a0 >= 0 else -1
+        for b in range(blocks):
+            new_pool[p + width + b] = pool[c0 + width + b]
         for a in range(width):
             child = pool[c0 + a]
             if child >= 0:
@@ -306,7 +344,7 @@ def copy_subtree(root, nodes_i, nodes_f, pool, slots, counters, new_nodes_i, new
             else:
                 new_pool[p + a] = -1
         for a in range(room):
-            new_pool[p + width + a] = pool[a0 + a]
+            new_pool[p + width + blocks + a] = pool[a0 + a]
         s = nodes_i[SLOT, old]
         t = new_counters[SLOTS_USED]
         new_counters[SLOTS_USED] += n1 + n2
@@ -417,6 +455,14 @@ class ArrayNode:
         return ([int(x) for x in self._slots(COUNT, 0)],
                 [int(x) for x in self._slots(COUNT, 1)])
 
+    @property
+    def strategy_sums(self) -> tuple[list[float], list[float]]:
+        """Each player's sums of sampling distributions (kept for the average strategy)."""
+        if not self.is_open:
+            first, second = self.actions
+            return [0.0] * len(first), [0.0] * len(second)
+        return self._slots(AVERAGE, 0).tolist(), self._slots(AVERAGE, 1).tolist()
+
     def strategy(self, player: int, final_strategy: str = "empirical",
                  exploration: float = 0.0, threshold: float = 0.0) -> list[float]:
         """The final strategy of ``player`` here (see ``smmcts.final_probabilities``)."""
@@ -456,14 +502,15 @@ class ArrayTreeSearch(TreeSearch):
     #: against ``max_memory``.
     python_bytes_per_node = 0
 
-    def __init__(self, game: pyspiel.Game, selector: str, gamma: float, c: float,
-                 final_strategy: str, node_room: int, pool_room: int, initial_nodes: int,
-                 assumed_rate: float, threshold: float = 0.0,
+    def __init__(self, game: pyspiel.Game, selector: str, gamma: float | None,
+                 c: float | None, final_strategy: str, node_room: int, pool_room: int,
+                 initial_nodes: int, assumed_rate: float, threshold: float = 0.0,
                  max_memory: int = DEFAULT_MAX_MEMORY):
         super().__init__(game, selector, gamma, c, final_strategy, threshold)
         self.max_memory = checks.check_count(max_memory, "max_memory (bytes)", minimum=1)
         self._selector_code = SELECTOR_CODES[self.base_selector]
-        self._config = np.array([self.gamma, self.c, self._inv_scale, self._utility_sum])
+        self._config = np.array([self.gamma, self.c, self._inv_scale, self._utility_sum,
+                                 self._reward_low, self._inv_reward_range])
         self._node_room = node_room  # most nodes one iteration adds
         self._pool_room = pool_room  # most pool (and slot) entries one iteration adds
         # The first arrays within max_memory too (a small limit gets small arrays).
@@ -685,12 +732,14 @@ class ArrayTreeSearch(TreeSearch):
     # -- running -----------------------------------------------------------------------
 
     def run(self, state: pyspiel.State, iterations: int | None = 1000,
-            time_limit: float | None = None) -> ArrayNode:
+            time_limit: float | None = None, started: float | None = None) -> ArrayNode:
         """Search from ``state`` until ``iterations`` are done or ``time_limit`` seconds pass.
 
-        Pass ``iterations=None`` to search by time alone. Returns the root node.
+        Pass ``iterations=None`` to search by time alone. ``started``: when the move began
+        (``time.perf_counter()``; default now), which the time limit counts from. Returns the
+        root node.
         """
-        start = time.perf_counter()
+        start = time.perf_counter() if started is None else started
         iterations, time_limit = checks.check_budget(iterations, time_limit)
         if state.is_terminal():
             raise ValueError("cannot search from a terminal state: the game is over")

@@ -1,0 +1,52 @@
+"""The engine's measurement scripts run end to end on tiny settings (no timing is checked)."""
+
+import csv
+import os
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+SCRIPTS = pathlib.Path(__file__).resolve().parents[1] / "scripts"
+TWO_CORES = len(os.sched_getaffinity(0)) >= 2
+
+
+def run(script, *flags):
+    result = subprocess.run([sys.executable, str(SCRIPTS / script), *flags],
+                            capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-3000:]
+    return result.stdout
+
+
+@pytest.mark.slow
+def test_bench_bot_all_games_writes_a_row_per_game(tmp_path):
+    threads = "1,2" if TWO_CORES else "1"
+    out = run("bench_bot.py", "--all_games", "--only=^matrix_mp$|^repeated_game.*matrix_mp",
+              "--repeats=1", "--iterations=200", "--python_iterations=50",
+              "--overshoot_games=1", "--overshoot_moves=2", f"--threads={threads}",
+              f"--csv={tmp_path / 'rows.csv'}")
+    rows = list(csv.DictReader(open(tmp_path / "rows.csv")))
+    assert [r["game"] for r in rows] == ["matrix_mp",
+                                         "repeated_game(stage_game=matrix_mp(),num_repetitions=5)"]
+    assert float(rows[0]["threads1_rate"]) > 0 and float(rows[0]["threads1_ratio"]) > 0
+    assert rows[1]["baseline"].startswith("none") and rows[1]["cpp_refuses"]
+    assert "min_ratio_vs_cpp_threads1=" in out and "max_median_overshoot_ms=" in out
+
+
+@pytest.mark.slow
+def test_tune_exploration_scores_every_candidate(tmp_path):
+    out = run("tune_exploration.py",
+              "--games=goofspiel(num_cards=3,imp_info=False,points_order=descending)",
+              "--random_settings=2x2", "--random_games=2", "--random_runs=2", "--states=2",
+              "--seeds=1", "--checkpoints=50,200", "--exp3_gammas=0.05,0.2", "--ucb_cs=0.5,1",
+              "--workers=1", "--backend=serial", f"--results_dir={tmp_path / 'jobs'}",
+              f"--solution_dir={tmp_path / 'solutions'}")
+    scores = (tmp_path / "jobs" / "tune_scores.md").read_text()
+    for line in ("gamma = 0.05", "gamma = 0.2", "c = 0.5", "c = 1"):
+        assert line in scores
+    rows = list(csv.DictReader(open(tmp_path / "jobs" / "tune.csv")))
+    # 4 candidates x (1 solved game x 2 budgets x 2 rules + 1 random setting x 2 budgets).
+    assert len(rows) == 4 * (4 + 2)
+    assert all(float(r["mean"]) >= 0 for r in rows)
+    assert "exp3:" in out and "ucb:" in out

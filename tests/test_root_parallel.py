@@ -1,0 +1,89 @@
+"""Root-parallel SM-MCTS (``threads``): independent trees, merged statistics, determinism."""
+
+import os
+
+import pyspiel
+import pytest
+
+from smmcts_spiel.bot_specs import make_bot
+from smmcts_spiel.bots import SMMCTSBot
+from smmcts_spiel.search.root_parallel import check_threads, split_budget
+from smmcts_spiel.search.smmcts import final_probabilities
+
+GOOF5 = "goofspiel(num_cards=5,imp_info=False,points_order=descending)"
+OSHI = "oshi_zumo(coins=6,size=2,horizon=8)"
+CORES = len(os.sched_getaffinity(0))
+needs_two_cores = pytest.mark.skipif(CORES < 2, reason="threads=2 needs two usable cores")
+
+
+def root_counts(bot):
+    return [list(bot.search.root.counts[p]) for p in (0, 1)]
+
+
+@needs_two_cores
+def test_same_seed_same_trees_and_the_budget_is_split():
+    game = pyspiel.load_game(OSHI)
+    state = game.new_initial_state()
+    bots = [SMMCTSBot(game, 0, iterations=3_001, seed=7, threads=2) for _ in range(2)]
+    for bot in bots:
+        bot.step(state)
+    assert root_counts(bots[0]) == root_counts(bots[1])
+    trees = bots[0].search.searches
+    assert [t.last_iterations for t in trees] == [1_501, 1_500] == split_budget(3_001, 2)
+    assert bots[0].search.last_iterations == 3_001
+    # The merged root is the sum of the trees' roots, and its strategy is read from it.
+    for p in (0, 1):
+        summed = [sum(c) for c in zip(*(t.root.counts[p] for t in trees))]
+        assert list(bots[0].search.root.counts[p]) == summed
+        assert bots[0].search.root.strategy(p) == pytest.approx(
+            final_probabilities(summed, [0.0] * len(summed), "empirical", 0.0))
+    # The trees are independent: different seeds, different trees.
+    assert trees[0].root.counts != trees[1].root.counts
+
+
+@needs_two_cores
+def test_each_tree_keeps_its_subtree_between_moves():
+    game = pyspiel.load_game(GOOF5)
+    bot = SMMCTSBot(game, 0, iterations=2_000, seed=1, threads=2)
+    state = game.new_initial_state()
+    bot.step(state)
+    state.apply_actions([bot.step(state), 0])
+    kept = [t.find(state).visits for t in bot.search.searches]
+    assert all(v > 0 for v in kept)
+    bot.restart_at(state)  # the next step's re-rooting, alone
+    assert [t.root.visits for t in bot.search.searches] == kept
+    bot.step(state)
+    assert all(t.root.visits > v for t, v in zip(bot.search.searches, kept))
+
+
+@needs_two_cores
+def test_policy_and_time_limit_with_threads():
+    game = pyspiel.load_game(GOOF5)
+    bot = make_bot("smmcts(threads=2,time_limit=0.05)", game, 1, seed=3)
+    state = game.new_initial_state()
+    action = bot.step(state)
+    assert action in state.legal_actions(1)
+    assert all(t.last_iterations > 0 for t in bot.search.searches)
+    policy = bot.policy().action_probabilities(state, 1)
+    assert policy == pytest.approx(dict(zip(bot.search.root.actions[1],
+                                            bot.search.root.strategy(1, "empirical", 0.0, 0.1))))
+
+
+@pytest.mark.parametrize("threads, message", [
+    (0, "threads must be an integer >= 1"), (1.5, "threads must be an integer >= 1"),
+    (CORES + 1, "more than the .* core"),
+])
+def test_bad_thread_counts_are_refused(threads, message):
+    game = pyspiel.load_game(GOOF5)
+    with pytest.raises(ValueError, match=message):
+        SMMCTSBot(game, 0, threads=threads)
+    with pytest.raises(ValueError, match=message):
+        check_threads(threads)
+
+
+@needs_two_cores
+def test_threads_need_the_kernel_engine():
+    with pytest.raises(ValueError, match="needs the kernel engine.*global interpreter lock"):
+        SMMCTSBot(pyspiel.load_game("tic_tac_toe"), 0, threads=2)
+    with pytest.raises(ValueError, match="needs the kernel engine"):
+        SMMCTSBot(pyspiel.load_game(GOOF5), 0, threads=2, engine="generic")
