@@ -67,19 +67,25 @@ def test_max_memory_is_checked():
 
 
 @functools.cache
-def _searched_policy(game_string: str, engine: str):
+def _searched_policy(game_string: str, engine: str, threads: int = 1):
     game = pyspiel.load_game(game_string)
-    bot = SMMCTSBot(game, 0, iterations=3000, engine=engine, threshold=0.0, seed=4)
+    bot = SMMCTSBot(game, 0, iterations=3000, engine=engine, threshold=0.0, seed=4,
+                    threads=threads)
     bot.step(game.new_initial_state())
     return game, bot.policy()
 
 
-@pytest.mark.parametrize("engine", ["kernel", "generic", "reference"])
+#: Every engine, and the merged trees of a multi-thread (root-parallel) search.
+ENGINES_AND_THREADS = [("kernel", 1), ("kernel", 2), ("generic", 1), ("reference", 1)]
+
+
+@pytest.mark.parametrize("engine, threads", ENGINES_AND_THREADS)
 @pytest.mark.parametrize("game_string", [GOOFSPIEL_3, OSHI_ZUMO])
-def test_policy_answers_turn_based_states_as_their_simultaneous_states(game_string, engine):
+def test_policy_answers_turn_based_states_as_their_simultaneous_states(game_string, engine,
+                                                                       threads):
     """On convert_to_turn_based states player 2 used to get uniform strategies, so
     OpenSpiel's nash_conv there disagreed with the exact evaluation on the game itself."""
-    game, policy = _searched_policy(game_string, engine)
+    game, policy = _searched_policy(game_string, engine, threads)
     for tb_state, state in turn_based.paired_states(game):
         player = tb_state.current_player()
         assert policy.action_probabilities(tb_state) == policy.action_probabilities(state,
@@ -89,16 +95,16 @@ def test_policy_answers_turn_based_states_as_their_simultaneous_states(game_stri
     assert openspiel_exploitability.nash_conv(tb_game, policy) == pytest.approx(exact, abs=1e-9)
 
 
-@pytest.mark.parametrize("engine", ["kernel", "generic", "reference"])
+@pytest.mark.parametrize("engine, threads", ENGINES_AND_THREADS)
 @pytest.mark.parametrize("foreign", [
     "goofspiel(num_cards=3,imp_info=False,points_order=descending,returns_type=point_difference)",
     "goofspiel(num_cards=4,imp_info=False,points_order=descending)",
     "matrix_rps",
     "kuhn_poker",
 ])
-def test_policy_refuses_a_state_of_another_game(engine, foreign):
+def test_policy_refuses_a_state_of_another_game(engine, threads, foreign):
     """It used to answer the root strategy of its own game for any foreign state."""
-    _, policy = _searched_policy(GOOFSPIEL_3, engine)
+    _, policy = _searched_policy(GOOFSPIEL_3, engine, threads)
     state = pyspiel.load_game(foreign).new_initial_state()
     if state.is_chance_node():
         state.apply_action(state.legal_actions()[0])

@@ -24,7 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pyspiel
 
 from smmcts_spiel import checks
-from smmcts_spiel.search.smmcts import SearchPolicy, final_probabilities
+from smmcts_spiel.search.smmcts import SearchPolicy, final_probabilities, strategy_at
 
 
 def check_threads(threads) -> int:
@@ -194,15 +194,8 @@ class RootParallelSearch:
 
     def strategy(self, state: pyspiel.State, player: int) -> dict[int, float]:
         """``player``'s final strategy at ``state`` from the merged statistics; uniform
-        where no tree went."""
-        node = self.find(state)
-        if (node is not None and node.is_open and not node.is_chance and not node.is_terminal
-                and node.mover in (None, player)):
-            return dict(zip(node.actions[player],
-                            node.strategy(player, self.final_strategy, self.exploration,
-                                          self.threshold)))
-        actions = state.legal_actions(player)
-        return {a: 1.0 / len(actions) for a in actions}
+        where no tree went. Turn-based states are answered, other games' refused."""
+        return strategy_at(self, state, player)
 
     def policy(self) -> SearchPolicy:
         return SearchPolicy(self)

@@ -233,6 +233,21 @@ class SearchNode:
                                    threshold)
 
 
+def strategy_at(search: Any, state: pyspiel.State, player: int) -> dict[int, float]:
+    """``player``'s final strategy at ``state`` in ``search`` (a :class:`TreeSearch` or a
+    search with the same ``game``, ``find`` and final-strategy options, such as the merged
+    trees of a multi-thread search); uniform where the search never went."""
+    state = checks.state_of_game(state, search.game, f"the policy of {type(search).__name__}")
+    node = search.find(state)
+    if (node is not None and node.is_open and not node.is_chance and not node.is_terminal
+            and node.mover in (None, player)):
+        return dict(zip(node.actions[player],
+                        node.strategy(player, search.final_strategy, search.exploration,
+                                      search.threshold)))
+    actions = state.legal_actions(player)
+    return {a: 1.0 / len(actions) for a in actions}
+
+
 class TreeSearch(abc.ABC):
     """The root and its reuse, node lookup and results, for every SM-MCTS engine.
 
@@ -305,15 +320,7 @@ class TreeSearch(abc.ABC):
         ``state`` is a state of the searched game or of its turn-based conversion (as
         OpenSpiel's evaluators give); a state of any other game is refused (ValueError).
         """
-        state = checks.state_of_game(state, self.game, f"the policy of {type(self).__name__}")
-        node = self.find(state)
-        if (node is not None and node.is_open and not node.is_chance and not node.is_terminal
-                and node.mover in (None, player)):
-            return dict(zip(node.actions[player],
-                            node.strategy(player, self.final_strategy, self.exploration,
-                                          self.threshold)))
-        actions = state.legal_actions(player)
-        return {a: 1.0 / len(actions) for a in actions}
+        return strategy_at(self, state, player)
 
     def policy(self) -> SearchPolicy:
         return SearchPolicy(self)
