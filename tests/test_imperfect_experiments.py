@@ -113,8 +113,9 @@ def test_exploitability_script_small_run(tmp_path):
     run_script("imperfect_exploitability.py", *args)
     with open(f"{out}.csv") as f:
         rows = list(csv.DictReader(f))
-    assert {r["method"] for r in rows} == {"oos_root", "os_mccfr", "oos", "ismcts",
-                                           "is_smmcts_rm"}
+    # The root methods and the script's default online methods (the bots' defaults).
+    assert {r["method"] for r in rows} == {"oos_root", "os_mccfr", "oos", "oos_average",
+                                           "ismcts", "is_smmcts"}
     assert {r["kind"] for r in rows} == {"root", "iterations", "seconds"}
     assert os.path.getsize(f"{out}.png") > 10_000
     assert json.load(open(f"{out}.json"))["checkpoints"] == [100, 1000]
