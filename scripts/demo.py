@@ -28,6 +28,7 @@ import smmcts_spiel  # noqa: F401  (registers the smmcts_* games)
 from smmcts_spiel import experiments, match
 from smmcts_spiel.bot_specs import make_bot
 from smmcts_spiel.experiments import cli
+from smmcts_spiel.reports import plots
 
 _GAME = flags.DEFINE_string("game", "oshi_zumo(coins=10,size=3,horizon=20)",
                             "Any two-player zero-sum pyspiel game string.")
@@ -71,24 +72,21 @@ def load_compiled_code(game: pyspiel.Game, specs: list[str]) -> float:
 def write_figure(path: str, results: list[match.MatchResult], title: str) -> bool:
     """Mean return of bot A per pair with its 95% interval; False without matplotlib."""
     try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        import matplotlib  # noqa: F401
     except ModuleNotFoundError:
         return False
-    labels = [f"{r.bot_a}\nvs {r.bot_b}" for r in results]
-    fig, ax = plt.subplots(figsize=(8, 4))
-    ax.barh(labels, [r.mean for r in results], xerr=[r.ci95 for r in results], capsize=4,
-            color="#4c72b0")
-    ax.axvline(0.0, color="grey", linewidth=1)
-    ax.set_xlim(-1.05, 1.05)
-    ax.invert_yaxis()
-    ax.set_xlabel("mean return of the first-named bot (95% interval); +1 = always wins")
-    ax.set_title(title, fontsize=10)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    intervals = [r.interval for r in results]
+    below = [i.estimate - i.low if i.defined else 0.0 for i in intervals]
+    above = [i.high - i.estimate if i.defined else 0.0 for i in intervals]
+    with plots.saved_figure(path, figsize=(8, 4), dpi=120) as figure:
+        ax = figure.subplots()
+        ax.barh([f"{r.bot_a}\nvs {r.bot_b}" for r in results], [i.estimate for i in intervals],
+                xerr=[below, above], capsize=4, color="#4c72b0")
+        ax.axvline(0.0, color="grey", linewidth=1)
+        ax.set_xlim(-1.05, 1.05)
+        ax.invert_yaxis()
+        ax.set_xlabel("mean return of the first-named bot (95% interval); +1 = always wins")
+        ax.set_title(title, fontsize=10)
     return True
 
 
@@ -110,7 +108,7 @@ def main(argv):
                          "ci95_low", "ci95_high"])
         for r in results:
             writer.writerow([r.bot_a, r.bot_b, r.games, r.wins, r.draws, r.losses,
-                             f"{r.mean:.4f}", f"{r.mean - r.ci95:.4f}", f"{r.mean + r.ci95:.4f}"])
+                             f"{r.mean:.4f}", f"{r.interval.low:.4f}", f"{r.interval.high:.4f}"])
     title = (f"{_GAME.value}\n{_NUM_GAMES.value} games per pair, seats alternating, "
              f"{_ITERATIONS.value} iterations per move")
     figure = write_figure(os.path.join(out, "demo.png"), results, title)
@@ -119,12 +117,10 @@ def main(argv):
                               "iterations": _ITERATIONS.value, "seed": _SEED.value})
     print(f"\n{title}:\n")
     print(match.format_table(results))
-    ours = results[0]  # smmcts against OpenSpiel's MCTSBot
-    low, high = ours.mean - ours.ci95, ours.mean + ours.ci95
-    verdict = ("separated from 0 by its 95% interval" if low > 0 or high < 0
+    ours = results[0].interval  # smmcts against OpenSpiel's MCTSBot
+    verdict = ("separated from 0 by its 95% interval" if ours.low > 0 or ours.high < 0
                else "NOT separated from 0 at this number of games: add --num_games")
-    print(f"\nSMMCTSBot against OpenSpiel's MCTSBot: {ours.mean:+.2f} [{low:+.2f}, {high:+.2f}],"
-          f" {verdict}.")
+    print(f"\nSMMCTSBot against OpenSpiel's MCTSBot: {ours.format(2, style='[]')}, {verdict}.")
     files = ["results.csv", "demo.json"] + (["demo.png"] if figure else [])
     print(f"Results: {', '.join(os.path.join(out, f) for f in files)}"
           + ("" if figure else "  (no figure: install the 'plot' extra)"))
