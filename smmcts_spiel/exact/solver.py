@@ -85,7 +85,7 @@ class TreeSolution:
         exploration ``gamma`` converges to at best (the floors of the paper's Fig. 3).
         """
         if not 0.0 <= exploration <= 1.0:
-            raise ValueError(f"exploration must be in [0, 1], got {exploration!r}")
+            raise ValueError(f"exploration must be in [0, 1], got {checks.shown(exploration)!r}")
 
         def mix(p: np.ndarray) -> np.ndarray:
             return (1.0 - exploration) * p + exploration / len(p)
@@ -340,7 +340,7 @@ class Solution(policy_lib.Policy):
         if player_id is None:
             player_id = state.current_player()
         if player_id not in (0, 1):
-            raise ValueError(f"player_id must be 0 or 1, got {player_id!r}")
+            raise ValueError(f"player_id must be 0 or 1, got {checks.shown(player_id)!r}")
         return dict(self.state_solution(state).strategies[player_id])
 
     @property
@@ -413,6 +413,14 @@ def joint_children(state: pyspiel.State, rows: list[int], cols: list[int], *,
     if state.current_player() == 0:
         return [[child] for child in successors(state, rows, consume=consume)]
     return [successors(state, cols, consume=consume)]
+
+
+def _children(state: pyspiel.State) -> list[pyspiel.State]:
+    """Every successor of a non-terminal ``state`` (each chance outcome or joint action)."""
+    if state.is_chance_node():
+        return successors(state, [a for a, _ in state.chance_outcomes()])
+    rows, cols = legal_actions(state, 0), legal_actions(state, 1)
+    return [child for row in joint_children(state, rows, cols) for child in row]
 
 
 def solution_key(game: pyspiel.Game, use_transpositions: bool = True
@@ -628,7 +636,14 @@ def load_solution(game: pyspiel.Game, path: str | os.PathLike,
         raise refuse("its states are filed by tree path, but the game has no explicit tree")
     root = game.new_initial_state()
     if not root.is_terminal() and key(root) not in table:
-        raise refuse("its states are not filed under this game's keys")
+        inner = [child for child in _children(root) if not child.is_terminal()]
+        if not inner or any(key(child) in table for child in inner):
+            raise refuse("the root entry (the initial state's value and strategies) is missing: "
+                         "the file is incomplete or was edited; compute the solution again with "
+                         "solver.solve")
+        raise refuse("the root entry (the initial state's) is missing and so are its "
+                     "successors': the file was edited, or its states are filed under other "
+                     "keys than this game's (written by another version)")
     check_game(game)
     check_size(game, max_states)
     solution = Solution(game, value, table, key)
@@ -660,8 +675,8 @@ def check_solution(solution: Solution) -> None:
     walk = _SolutionCheck(solution, SOLUTION_TOLERANCE * scale)
     root_value = with_recursion_limit(lambda: walk.value(game.new_initial_state()), game)
     if not math.isclose(root_value, solution.value, rel_tol=0, abs_tol=walk.tolerance):
-        raise ValueError(f"the game value {solution.value!r} is not the initial state's "
-                         f"value {root_value!r}")
+        raise ValueError(f"the game value {solution.value:.9g} is not the initial state's "
+                         f"value {root_value:.9g}")
     extra = len(solution._table) - len(walk.checked)
     if extra:
         raise ValueError(f"it has {extra} entries for states the game never reaches")
@@ -686,7 +701,7 @@ class _SolutionCheck:
             raise ValueError(f"no entry for {where}")
         v = entry.value
         if not math.isfinite(v):
-            raise ValueError(f"the value of {where} is {v!r}")
+            raise ValueError(f"the value of {where} is {v}")
         tol = self.tolerance
         if state.is_chance_node():
             if entry.strategies != ({}, {}):
@@ -695,8 +710,8 @@ class _SolutionCheck:
             children = successors(state, [a for a, _ in outcomes], consume=True)
             expected = sum(p * self.value(c) for (_, p), c in zip(outcomes, children))
             if abs(expected - v) > tol:
-                raise ValueError(f"the value {v!r} of {where} (a chance node) is not the "
-                                 f"expectation {expected!r} of its children's values")
+                raise ValueError(f"the value {v:.9g} of {where} (a chance node) is not the "
+                                 f"expectation {expected:.9g} of its children's values")
         else:
             rows, cols = legal_actions(state, 0), legal_actions(state, 1)
             x = self._distribution(entry.strategies[0], rows, where, 1)
@@ -706,9 +721,9 @@ class _SolutionCheck:
             if (x @ payoffs).min() < v - tol or (payoffs @ y).max() > v + tol:
                 raise ValueError(
                     f"the strategies {entry.strategies} of {where} are not an equilibrium "
-                    f"of its stage game with value {v!r}: player 1 is sure of "
-                    f"{(x @ payoffs).min()!r}, player 2 concedes at most "
-                    f"{(payoffs @ y).max()!r}")
+                    f"of its stage game with value {v:.9g}: player 1 is sure of "
+                    f"{(x @ payoffs).min():.9g}, player 2 concedes at most "
+                    f"{(payoffs @ y).max():.9g}")
         self.checked.add(k)
         return v
 
