@@ -163,11 +163,11 @@ def check_size(count: float, limit: float, what: str, fix: str, unit: str = "ite
     ``what`` names the structure and its parameters, ``fix`` what to choose instead.
     """
     if count > limit:
-        raise ValueError(f"{what} would have about {_approximately(count)} {unit}, more than "
-                         f"the limit of {_approximately(limit)}; {fix}")
+        raise ValueError(f"{what} would have about {approximately(count)} {unit}, more than "
+                         f"the limit of {approximately(limit)}; {fix}")
 
 
-def _approximately(count) -> str:
+def approximately(count) -> str:
     """``count`` to 3 digits, also an integer too large for a float (e.g. ``1e+400``)."""
     try:
         return f"{float(count):.3g}"

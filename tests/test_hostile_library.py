@@ -287,11 +287,66 @@ def test_the_size_limit_can_be_lifted():
     assert solver.game_value(game, max_states=None) == solver.game_value(game)
 
 
-@pytest.mark.parametrize("game_string", [GOOFSPIEL_3_RANDOM, OSHI_ZUMO,
-                                         "smmcts_goofspiel(num_cards=3)", "matrix_mp"])
-def test_the_size_estimates_bound_the_states_solved(game_string):
+@pytest.mark.parametrize("game_string,refusal", [
+    # one 1771 x 1771 stage: 3.1 million children held at once, then a dense LP
+    ("blotto(coins=20,fields=4)", r"has a stage of 1771 x 1771 joint actions, more than the "
+                                  r"limit of max_stage_cells=1e\+06: .* max_stage_cells=None"),
+    # 1.85 million states (under the limit), stages up to 41 x 41: half an hour
+    ("oshi_zumo(coins=40,size=5,horizon=100)",
+     r"would take about [0-9.e+]+ minutes \([0-9.e+]+ states, [0-9.e+]+ stage-matrix cells, the "
+     r"largest stage 41 x 41\), more than the limit of max_seconds=300; .* max_seconds=None"),
+])
+def test_a_game_too_slow_to_solve_is_refused_at_once_with_an_estimate(game_string, refusal):
+    """These used to pass the state count and run for minutes (Blotto) or half an hour."""
     game = pyspiel.load_game(game_string)
-    assert solver.estimate_states(game) >= len(solver.solve(game))
+    for solve in (solver.game_value, solver.solve, lambda g: EquilibriumBot(g, 0)):
+        with pytest.raises(ValueError, match=refusal):
+            solve(game)
+
+
+def test_the_time_and_stage_limits_can_be_lifted():
+    game = pyspiel.load_game(OSHI_ZUMO)
+    with pytest.raises(ValueError, match="more than the limit of max_seconds=1e-06"):
+        solver.solve(game, max_seconds=1e-6)
+    with pytest.raises(ValueError, match="stage of 4 x 4 joint actions, more than the limit of "
+                                         "max_stage_cells=15"):
+        EquilibriumBot(game, 0, max_stage_cells=15)
+    assert solver.game_value(game, max_seconds=None, max_stage_cells=None) == solver.game_value(
+        game)
+    EquilibriumBot(game, 0, max_seconds=None, max_stage_cells=16)
+
+
+def _cells_solved(game: pyspiel.Game) -> tuple[int, int]:
+    """(states, stage-matrix cells) of the solver's walk of ``game``, counted."""
+    key, seen, cells = solver.solution_key(game), set(), 0
+
+    def visit(state):
+        nonlocal cells
+        if state.is_terminal() or key(state) in seen:
+            return
+        seen.add(key(state))
+        if state.is_chance_node():
+            children = solver.successors(state, [a for a, _ in state.chance_outcomes()])
+        else:
+            rows, cols = solver.legal_actions(state, 0), solver.legal_actions(state, 1)
+            children = [c for row in solver.joint_children(state, rows, cols) for c in row]
+        cells += len(children)
+        for child in children:
+            visit(child)
+
+    visit(game.new_initial_state())
+    return len(seen), cells
+
+
+@pytest.mark.parametrize("game_string", [GOOFSPIEL_3_RANDOM, OSHI_ZUMO,
+                                         "oshi_zumo(coins=4,size=2,horizon=5,min_bid=1)",
+                                         "smmcts_goofspiel(num_cards=3)", "matrix_mp"])
+def test_the_size_estimates_bound_the_states_and_cells_solved(game_string):
+    game = pyspiel.load_game(game_string)
+    estimate = solver.estimate_size(game)
+    assert estimate.states >= len(solver.solve(game))
+    states, cells = _cells_solved(game)
+    assert estimate.states >= states and estimate.cells >= cells
 
 
 def test_an_astronomical_random_game_is_refused_without_overflow():
