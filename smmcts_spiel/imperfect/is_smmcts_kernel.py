@@ -175,6 +175,9 @@ class KernelInformationSetSMMCTS(key_table.KeyedRows):
     """
 
     ROW_TABLES = (("stats", np.float64), ("sums", np.float64), ("counts", np.int64))
+    stats: np.ndarray  # [row, a], set by _new_tables and _reserve
+    sums: np.ndarray
+    counts: np.ndarray
 
     def __init__(self, game: pyspiel.Game, selector: str = "rm", gamma: float = 0.05,
                  c: float = 1.4, final_strategy: str = "empirical", seed: int | None = None):

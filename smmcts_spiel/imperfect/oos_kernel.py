@@ -269,6 +269,8 @@ class KernelOutcomeSampling(key_table.KeyedRows):
     """
 
     ROW_TABLES = (("regrets", np.float64), ("sums", np.float64))
+    regrets: np.ndarray  # [row, a], set by _new_tables and _reserve
+    sums: np.ndarray
 
     def __init__(self, game: pyspiel.Game, delta: float = 0.9, epsilon: float = 0.6,
                  seed: int | None = None, gamma: float = 0.0, weighting: bool = False):
