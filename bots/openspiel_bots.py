@@ -6,6 +6,8 @@
   it adds up its visit counts over the first mover's possible actions, so neither seat sees
   the other's choice. A budget is ``iterations`` (simulations), ``time_limit`` (seconds per
   move: the C++ bot stops on its clock, the Python bot is calibrated, see below) or both.
+  The Python bot also plays games that pay rewards along the way (``laser_tag``,
+  ``repeated_game``), through :func:`terminal_rewards_view`; the C++ one refuses them.
 * :class:`ISMCTSBot`: OpenSpiel's Python ISMCTSBot for any game with information state
   strings, on a budget of simulations or seconds per move, with worlds drawn from the
   bot's information set (or, on Phantom Tic-Tac-Toe, by the Belief Sampler's resampler).
@@ -34,6 +36,45 @@ FIRST_ISMCTS_PROBE = 20
 WORLDS = ("auto", "information_set", "belief")
 FINAL_POLICIES = {"max_visit": ismcts.ISMCTSFinalPolicyType.MAX_VISIT_COUNT,
                   "normalized_visits": ismcts.ISMCTSFinalPolicyType.NORMALIZED_VISITED_COUNT}
+
+
+def terminal_rewards_view(game: pyspiel.Game) -> pyspiel.Game:
+    """``game`` as OpenSpiel's Python MCTSBot accepts it when it pays rewards along the way
+    (``laser_tag``, ``repeated_game``); a game that pays at the end only, unchanged.
+
+    The bot refuses such games ("Game must have terminal rewards"), yet it scores every
+    leaf by ``state.returns()`` (at a terminal state, or at the end of a random rollout),
+    and OpenSpiel's returns are the sums of every reward so far: nothing paid along the
+    way is lost, only the same constant (the rewards before the searched state) is added to
+    every leaf. The view reports the terminal reward model and passes every other call to
+    the game; the states are the game's own."""
+    if game.get_type().reward_model == pyspiel.GameType.RewardModel.TERMINAL:
+        return game
+    return _TerminalRewardsView(game)
+
+
+class _TerminalRewardsView:
+    """A game whose type says its rewards come at the end (see terminal_rewards_view)."""
+
+    def __init__(self, game: pyspiel.Game):
+        self._game = game
+        t = game.get_type()
+        self._type = pyspiel.GameType(
+            short_name=t.short_name, long_name=t.long_name, dynamics=t.dynamics,
+            chance_mode=t.chance_mode, information=t.information, utility=t.utility,
+            reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+            max_num_players=t.max_num_players, min_num_players=t.min_num_players,
+            provides_information_state_string=t.provides_information_state_string,
+            provides_information_state_tensor=t.provides_information_state_tensor,
+            provides_observation_string=t.provides_observation_string,
+            provides_observation_tensor=t.provides_observation_tensor,
+            parameter_specification=t.parameter_specification)
+
+    def get_type(self) -> pyspiel.GameType:
+        return self._type
+
+    def __getattr__(self, name: str):
+        return getattr(self._game, name)
 
 
 class TurnBasedMCTSBot(pyspiel.Bot):
@@ -78,8 +119,8 @@ class TurnBasedMCTSBot(pyspiel.Bot):
         else:
             rng = np.random.RandomState(seed)
             evaluator = mcts.RandomRolloutEvaluator(n_rollouts=rollouts, random_state=rng)
-            self._mcts = mcts.MCTSBot(self._search_game, uct_c, iterations or 1, evaluator,
-                                      solve=False, random_state=rng)
+            self._mcts = mcts.MCTSBot(terminal_rewards_view(self._search_game), uct_c,
+                                      iterations or 1, evaluator, solve=False, random_state=rng)
         self._engine = engine
 
     def restart_at(self, state) -> None:

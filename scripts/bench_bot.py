@@ -26,7 +26,8 @@ per game, SMMCTSBot's iterations per second with each of ``--threads`` (the engi
 chooses: the kernel engine where a kernel covers the game, else the generic one, which
 refuses more than one thread; ``--engine=generic``: the generic path everywhere) and
 OpenSpiel's C++ MCTSBot's, or its Python MCTSBot's where the C++ bot refuses the game
-(neither plays games with rewards along the way), timed alternately in the same run, their
+(games with rewards along the way: the Python bot plays them through
+``terminal_rewards_view``), timed alternately in the same run, their
 ratios, and the overshoot of SMMCTSBot's moves at ``--overshoot_time`` in self-play with
 tree reuse (at most ``--overshoot_moves`` moves per game). The last lines are
 ``min_ratio_vs_cpp_threads<N>=`` (over the games the C++ bot plays) and
@@ -44,7 +45,7 @@ import pyspiel
 from absl import app, flags
 from open_spiel.python.algorithms import mcts
 
-from smmcts_spiel.bots import SMMCTSBot
+from smmcts_spiel.bots import SMMCTSBot, openspiel_bots
 from smmcts_spiel.experiments import cli
 from smmcts_spiel.games import kernels
 from smmcts_spiel.imperfect import information_sets
@@ -164,7 +165,7 @@ def cpp(turn_based, state, seed, iterations, time_limit=-1.0):
 
 def python(turn_based, state, seed, iterations):
     rng = np.random.RandomState(seed)
-    bot = mcts.MCTSBot(turn_based, _UCT_C, iterations,
+    bot = mcts.MCTSBot(openspiel_bots.terminal_rewards_view(turn_based), _UCT_C, iterations,
                        mcts.RandomRolloutEvaluator(random_state=rng), solve=False,
                        random_state=rng)
     return lambda: bot.mcts_search(state)

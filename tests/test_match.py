@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pyspiel
 import pytest
+from open_spiel.python.algorithms import mcts
 
 from smmcts_spiel import bot_specs, match
 from smmcts_spiel.bots import BeliefSamplerBot, MMCTSBot, SMMCTSBot
@@ -94,6 +95,33 @@ def test_openspiel_mcts_plays_forced_moves_without_searching(engine):
         start = time.perf_counter()
         assert bot.step(state) == 0
         assert time.perf_counter() - start < 5
+
+
+def test_python_mcts_plays_laser_tag_whose_returns_are_its_summed_rewards():
+    """The premise of terminal_rewards_view: the returns count every reward paid along the
+    way (laser_tag shows a turn's reward again while a tagged player respawns, so rewards
+    are summed over the decision turns only)."""
+    game = pyspiel.load_game("laser_tag(zero_sum=true,horizon=12)")
+    rng = np.random.default_rng(0)
+    tagged = 0
+    for _ in range(30):
+        state, total = game.new_initial_state(), np.zeros(2)
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes, probs = zip(*state.chance_outcomes())
+                state.apply_action(int(rng.choice(outcomes, p=probs)))
+                continue
+            state.apply_actions([int(rng.choice(state.legal_actions(p))) for p in (0, 1)])
+            total += state.rewards()
+        assert np.array_equal(total, state.returns())
+        tagged += total[0] != 0
+    assert tagged > 0  # some games had a tag, so some rewards were paid along the way
+    with pytest.raises(ValueError, match="terminal rewards"):
+        mcts.MCTSBot(pyspiel.convert_to_turn_based(game), 2.0, 10,
+                     mcts.RandomRolloutEvaluator())
+    result = match.play_match(game, "mcts(iterations=20)", "random", 2, seed=1,
+                              progress=False)
+    assert len(result.returns) == 2
 
 
 @pytest.mark.parametrize("engine", ["python", "cpp"])
