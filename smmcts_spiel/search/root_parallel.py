@@ -17,6 +17,7 @@ in pyspiel and Python, which hold it (docs/search_and_bots.md).
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -121,6 +122,19 @@ def _summed(rows) -> list:
     return [sum(column) for column in zip(*rows)]
 
 
+def _started_pool(workers: int) -> ThreadPoolExecutor:
+    """A pool of ``workers`` threads, all started now: a pool starts its threads at the
+    first tasks, and starting one waits until the new thread runs, which on a busy machine
+    took tens to hundreds of milliseconds (25 Nov 2026), time a move would lose."""
+    pool = ThreadPoolExecutor(workers, "smmcts-tree")
+    everyone = threading.Barrier(workers + 1)
+    started = [pool.submit(everyone.wait) for _ in range(workers)]  # one new thread each
+    everyone.wait()
+    for future in started:
+        future.result()
+    return pool
+
+
 class RootParallelSearch:
     """``len(searches)`` independent searches of one game run at once, read as one; the
     interface of :class:`.smmcts.SMMCTS` (``run``, ``set_root``, ``find``, ``strategy``,
@@ -142,8 +156,9 @@ class RootParallelSearch:
         self.exploration = first.exploration
         self.threshold = first.threshold
         self.last_iterations = 0
-        self._pool = (ThreadPoolExecutor(len(self.searches) - 1, "smmcts-tree")
-                      if len(self.searches) > 1 else None)
+        self._pool = None
+        if len(self.searches) > 1:
+            self._pool = _started_pool(len(self.searches) - 1)
 
     @property
     def root(self) -> MergedNode | None:
