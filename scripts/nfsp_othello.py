@@ -100,7 +100,8 @@ def main(argv):
         if name == "mc_nfsp":
             if resume:
                 try:
-                    learners[name] = MCNFSP.load(checkpoint, _GAME.value)
+                    learners[name] = MCNFSP.load(checkpoint, _GAME.value,
+                                                 network=_mc_nfsp_config())
                 except ValueError as e:
                     raise app.UsageError(f"--resume: {e}") from None
                 continue
