@@ -24,15 +24,17 @@ _SOLUTIONS: dict[str, solver.Solution] = {}  # game string -> solution, per proc
 
 
 def solution_of(game: pyspiel.Game, cache_dir: str | os.PathLike | None = None,
-                max_states: int | None = solver.MAX_STATES) -> solver.Solution:
+                max_states: int | None = solver.MAX_STATES,
+                **limits) -> solver.Solution:
     """The exact solution of ``game``, computed on first use and kept for the process.
 
     With ``cache_dir``, also kept on disk there (one JSON file per game string, see
     :func:`smmcts_spiel.exact.solver.save_solution`): read and checked if present
     (:func:`~smmcts_spiel.exact.solver.load_solution` refuses a file that is not an
     equilibrium of ``game``), written after solving otherwise, so that e.g. Goofspiel-6 is
-    solved once, not in every process. A game of more than about ``max_states`` states is
-    refused before solving (None: no limit).
+    solved once, not in every process. A game of more than about ``max_states`` states, or
+    above the solver's other ``limits`` (``max_seconds``, ``max_stage_cells`` of
+    :func:`smmcts_spiel.exact.solver.solve`), is refused before solving (None: no limit).
     """
     name = str(game)
     if name not in _SOLUTIONS:
@@ -43,7 +45,7 @@ def solution_of(game: pyspiel.Game, cache_dir: str | os.PathLike | None = None,
         if path is not None and os.path.exists(path):
             _SOLUTIONS[name] = solver.load_solution(game, path, max_states)
         else:
-            _SOLUTIONS[name] = solver.solve(game, max_states=max_states)
+            _SOLUTIONS[name] = solver.solve(game, max_states=max_states, **limits)
             if path is not None and cache_dir is not None:
                 os.makedirs(cache_dir, exist_ok=True)
                 solver.save_solution(_SOLUTIONS[name], path)
@@ -55,18 +57,20 @@ class EquilibriumBot(pyspiel.Bot):
 
     ``solution``: the game's solution if already at hand (it must be of ``game``);
     otherwise :func:`solution_of` solves the game, refusing one of more than about
-    ``max_states`` states (None: no limit) before it starts. A state of another game is
-    refused.
+    ``max_states`` states or above the solver's other ``limits`` (``max_seconds``,
+    ``max_stage_cells``; None: no limit) before it starts.
+    A state of another game is refused.
     """
 
     def __init__(self, game: pyspiel.Game, player_id: int, seed: int | None = None,
                  solution: solver.Solution | None = None,
-                 max_states: int | None = solver.MAX_STATES):
+                 max_states: int | None = solver.MAX_STATES,
+                 **limits):
         super().__init__()
         self.player_id = checks.check_player_id(player_id)
         if solution is None:
             solver.check_game(game)
-            solution = solution_of(game, max_states=max_states)
+            solution = solution_of(game, max_states=max_states, **limits)
         elif str(solution.game) != str(game):
             raise ValueError(f"EquilibriumBot for {game} was given the solution of "
                              f"{solution.game}; solve this game (solution=None)")

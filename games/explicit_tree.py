@@ -27,6 +27,7 @@ import pyspiel
 
 from smmcts_spiel import trees as mt
 from smmcts_spiel.games import serialization, simultaneous
+from smmcts_spiel.games.actions import CheckedActions, IllegalActionError
 
 _NUM_PLAYERS = 2
 
@@ -88,7 +89,7 @@ class ExplicitTreeGame(pyspiel.Game):
         return ExplicitTreeObserver(self, iig_obs_type, params)
 
 
-class ExplicitTreeState(pyspiel.State):
+class ExplicitTreeState(CheckedActions, pyspiel.State):
     """A position in the tree, identified by the child indices taken from the root."""
 
     def __init__(self, game: ExplicitTreeGame):
@@ -143,12 +144,12 @@ class ExplicitTreeState(pyspiel.State):
     def _apply_actions(self, actions: list[int]) -> None:
         node = self.node
         if not isinstance(node, mt.MatrixStage):
-            raise pyspiel.SpielError(f"apply_actions at {self}: not a matrix stage")
+            raise IllegalActionError(f"apply_actions at {self}: not a matrix stage")
         if len(actions) != _NUM_PLAYERS:
-            raise pyspiel.SpielError(f"a joint action needs 2 actions, got {list(actions)}")
+            raise IllegalActionError(f"a joint action needs 2 actions, got {list(actions)}")
         i, j = int(actions[0]), int(actions[1])
         if not (0 <= i < node.shape[0] and 0 <= j < node.shape[1]):
-            raise pyspiel.SpielError(f"joint action ({i}, {j}) is not legal at {self}: rows "
+            raise IllegalActionError(f"joint action ({i}, {j}) is not legal at {self}: rows "
                                      f"0..{node.shape[0] - 1}, columns 0..{node.shape[1] - 1}")
         self._step((i, j))
 
@@ -156,7 +157,7 @@ class ExplicitTreeState(pyspiel.State):
         node = self.node
         if not isinstance(step, tuple):
             if not isinstance(node, mt.ChanceStage) or not 0 <= step < len(node.outcomes):
-                raise pyspiel.SpielError(f"chance outcome {step} is not legal at {self}")
+                raise IllegalActionError(f"chance outcome {step} is not legal at {self}")
         self._at = _NodeRef(_child(node, step))
         self._path = self._path + (step,)
 

@@ -29,6 +29,7 @@ from typing import Any
 import pyspiel
 
 from smmcts_spiel.games import serialization, simultaneous
+from smmcts_spiel.games.actions import CheckedActions, IllegalActionError
 from smmcts_spiel.games.observation_tensor import tensor_with_views
 
 SHORT_NAME = "smmcts_goofspiel"
@@ -129,7 +130,7 @@ class GoofspielGame(pyspiel.Game):
             perfect_recall=False), params)
 
 
-class GoofspielState(pyspiel.State):
+class GoofspielState(CheckedActions, pyspiel.State):
     """Hands, prize cards, bids and points after some rounds."""
 
     def __init__(self, game: GoofspielGame):
@@ -170,11 +171,11 @@ class GoofspielState(pyspiel.State):
 
     def _apply_action(self, action: int) -> None:
         if self._game_over:
-            raise pyspiel.SpielError("apply_action on a terminal Goofspiel state")
+            raise IllegalActionError("apply_action on a terminal Goofspiel state")
         if self._chance_pending:
             card = int(action)
             if not 0 <= card < self._num_cards or card in self.point_card_sequence:
-                raise pyspiel.SpielError(f"chance outcome {card} is not a prize still to "
+                raise IllegalActionError(f"chance outcome {card} is not a prize still to "
                                          f"deal: {self.remaining_point_cards()}")
             self._deal(card)
         else:  # A flat joint action.
@@ -182,14 +183,14 @@ class GoofspielState(pyspiel.State):
 
     def _apply_actions(self, actions: list[int]) -> None:
         if self._game_over or self._chance_pending:
-            raise pyspiel.SpielError("apply_actions on a Goofspiel state where nobody bids "
+            raise IllegalActionError("apply_actions on a Goofspiel state where nobody bids "
                                      f"(current player {self.current_player()})")
         if len(actions) != _NUM_PLAYERS:
-            raise pyspiel.SpielError(f"a joint action needs 2 bids, got {list(actions)}")
+            raise IllegalActionError(f"a joint action needs 2 bids, got {list(actions)}")
         bids = int(actions[0]), int(actions[1])
         for p, bid in enumerate(bids):
             if not 0 <= bid < self._num_cards or not self.hands[p][bid]:
-                raise pyspiel.SpielError(f"player {p} cannot bid action {bid} (card "
+                raise IllegalActionError(f"player {p} cannot bid action {bid} (card "
                                          f"{bid + 1}): cards held are {_cards(self.hands[p])}")
         self._play_round(*bids)
         turn = len(self.bids)

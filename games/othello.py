@@ -36,6 +36,7 @@ import numpy as np
 import pyspiel
 
 from smmcts_spiel.games import serialization
+from smmcts_spiel.games.actions import CheckedActions, IllegalActionError
 
 SHORT_NAME = "smmcts_othello"
 _NUM_PLAYERS = 2
@@ -207,7 +208,7 @@ class OthelloGame(pyspiel.Game):
         return BoardObserver(self.board_size)
 
 
-class OthelloState(pyspiel.State):
+class OthelloState(CheckedActions, pyspiel.State):
     """The board, the player to move, and (cached) that player's placing moves."""
 
     board: tuple[int, ...]
@@ -239,7 +240,7 @@ class OthelloState(pyspiel.State):
     def _apply_action(self, action: int) -> None:
         if self.terminal or action not in self._legal_actions(self.player):
             legal = [] if self.terminal else self._legal_actions(self.player)
-            raise pyspiel.SpielError(f"action {action} is not legal for player {self.player}; "
+            raise IllegalActionError(f"action {action} is not legal for player {self.player}; "
                                      f"legal: {legal}")
         me = self.player + 1
         if action != self.n * self.n:

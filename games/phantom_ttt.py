@@ -20,6 +20,7 @@ from __future__ import annotations
 import pyspiel
 
 from smmcts_spiel.games import serialization
+from smmcts_spiel.games.actions import CheckedActions, IllegalActionError
 from smmcts_spiel.games.observation_tensor import tensor_with_views
 from smmcts_spiel.games.phantom_ttt_rules import WINNING_LINES
 
@@ -76,7 +77,7 @@ class PhantomTTTGame(pyspiel.Game):
             iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), params)
 
 
-class PhantomTTTState(pyspiel.State):
+class PhantomTTTState(CheckedActions, pyspiel.State):
     """The true board, each player's view of it and each player's own move history."""
 
     def __init__(self, game: PhantomTTTGame):
@@ -99,10 +100,10 @@ class PhantomTTTState(pyspiel.State):
     def _apply_action(self, action: int) -> None:
         cell, player = int(action), self._player
         if self._game_over:
-            raise pyspiel.SpielError(f"action {cell}: the game is over (terminal state); no "
+            raise IllegalActionError(f"action {cell}: the game is over (terminal state); no "
                                      f"action can be applied")
         if not 0 <= cell < _NUM_CELLS or self.views[player][cell] != _EMPTY:
-            raise pyspiel.SpielError(f"action {cell} is not legal for player {player}; legal: "
+            raise IllegalActionError(f"action {cell} is not legal for player {player}; legal: "
                                      f"{self._legal_actions(player)}")
         placed = self.board[cell] == _EMPTY
         if placed:

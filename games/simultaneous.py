@@ -16,6 +16,8 @@ import math
 
 import pyspiel
 
+from smmcts_spiel.games.actions import IllegalActionError
+
 
 def flat_joint_actions(state: pyspiel.State) -> list[int]:
     """All flat joint actions at a simultaneous node."""
@@ -26,14 +28,14 @@ def flat_joint_actions(state: pyspiel.State) -> list[int]:
 def flat_to_joint(state: pyspiel.State, flat_action: int) -> list[int]:
     """The per-player actions of a flat joint action (OpenSpiel's encoding)."""
     if flat_action < 0:
-        raise pyspiel.SpielError(f"flat joint action {flat_action} is negative")
+        raise IllegalActionError(f"flat joint action {flat_action} is negative")
     actions = []
     for p in range(state.num_players()):
         legal = state.legal_actions(p)
         flat_action, index = divmod(flat_action, len(legal))
         actions.append(legal[index])
     if flat_action:
-        raise pyspiel.SpielError(f"flat joint action out of range at {state}")
+        raise IllegalActionError(f"flat joint action out of range at {state}")
     return actions
 
 

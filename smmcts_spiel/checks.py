@@ -93,6 +93,12 @@ def check_game(game: pyspiel.Game, purpose: str, *, perfect_information: bool = 
         raise ValueError(f"{purpose} needs explicit chance outcomes; {name!r} has sampled chance")
 
 
+def shown(value):
+    """``value`` for ``{...!r}`` in a message: a numpy scalar as the plain number it holds
+    (``1.0``, not ``np.float64(1.0)``), anything else as it is."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
 def did_you_mean(word: str, choices: Iterable[str]) -> str:
     """`` (did you mean 'x'?)`` for the choice closest to a misspelt ``word``, or ``""``."""
     close = difflib.get_close_matches(word, list(choices), n=1)
@@ -101,14 +107,14 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str:
 
 def check_player_id(player_id) -> int:
     if isinstance(player_id, bool) or player_id not in (0, 1):
-        raise ValueError(f"player_id must be 0 or 1, got {player_id!r}")
+        raise ValueError(f"player_id must be 0 or 1, got {shown(player_id)!r}")
     return int(player_id)
 
 
 def check_count(value, name: str, minimum: int = 0) -> int:
     """An integer ``>= minimum`` (numpy integers accepted, bools and floats refused)."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {shown(value)!r}")
     return int(value)
 
 
@@ -119,12 +125,12 @@ def check_budget(iterations, time_limit) -> tuple[int | None, float | None]:
     if iterations is not None and (isinstance(iterations, bool) or
                                    not isinstance(iterations, (int, np.integer)) or
                                    iterations < 1):
-        raise ValueError(f"iterations must be a positive integer, got {iterations!r}")
+        raise ValueError(f"iterations must be a positive integer, got {shown(iterations)!r}")
     if time_limit is not None and (isinstance(time_limit, bool) or
                                    not isinstance(time_limit, (int, float, np.floating)) or
                                    not 0 < time_limit < math.inf):
         raise ValueError(f"time_limit must be a positive, finite number of seconds, "
-                         f"got {time_limit!r}")
+                         f"got {shown(time_limit)!r}")
     return (None if iterations is None else int(iterations),
             None if time_limit is None else float(time_limit))
 
@@ -147,7 +153,7 @@ def check_probability(value, name: str, *, below_one: bool = False) -> float:
     bound = "[0, 1)" if below_one else "[0, 1]"
     if (isinstance(value, bool) or not isinstance(value, (int, float, np.floating))
             or not 0 <= value <= 1 or (below_one and value == 1)):
-        raise ValueError(f"{name} must be a probability in {bound}, got {value!r}")
+        raise ValueError(f"{name} must be a probability in {bound}, got {shown(value)!r}")
     return float(value)
 
 
@@ -157,11 +163,11 @@ def check_size(count: float, limit: float, what: str, fix: str, unit: str = "ite
     ``what`` names the structure and its parameters, ``fix`` what to choose instead.
     """
     if count > limit:
-        raise ValueError(f"{what} would have about {_approximately(count)} {unit}, more than "
-                         f"the limit of {_approximately(limit)}; {fix}")
+        raise ValueError(f"{what} would have about {approximately(count)} {unit}, more than "
+                         f"the limit of {approximately(limit)}; {fix}")
 
 
-def _approximately(count) -> str:
+def approximately(count) -> str:
     """``count`` to 3 digits, also an integer too large for a float (e.g. ``1e+400``)."""
     try:
         return f"{float(count):.3g}"

@@ -7,11 +7,13 @@ import functools
 import json
 import logging
 
+import numpy as np
 import pyspiel
 import pytest
 from open_spiel.python.algorithms import exploitability as openspiel_exploitability
 
 import smmcts_spiel  # noqa: F401  (registers the games)
+from smmcts_spiel import checks
 from smmcts_spiel.bots import SMMCTSBot
 from smmcts_spiel.bots.equilibrium_bot import EquilibriumBot
 from smmcts_spiel.exact import exploitability, solver, turn_based
@@ -177,30 +179,80 @@ EDITS = ["value", "value_and_strategy", "sum_above_one", "negative", "missing_ac
          "missing_state", "extra_state"]
 
 
+def _edited_cache(path, game: pyspiel.Game, edit) -> None:
+    """Save ``game``'s solution to ``path`` with ``edit(states)`` applied to its entries."""
+    solver.save_solution(solver.solve(game), path)
+    saved = json.loads(path.read_text())
+    edited = edit(saved["states"])  # a new list, or None when edited in place
+    if edited is not None:
+        saved["states"] = edited
+    path.write_text(json.dumps(saved))
+
+
 @pytest.mark.parametrize("game_string", [GOOFSPIEL_3_RANDOM, "matrix_mp"])
 @pytest.mark.parametrize("edit", EDITS)
 def test_an_edited_solution_cache_is_refused_with_its_file_name(tmp_path, game_string, edit):
     """An edited cache used to be believed: equilibrium_loss then reported losses of -1
     against the "equilibrium". Now it must be an equilibrium of the game, state by state."""
     game = pyspiel.load_game(game_string)
-    path = tmp_path / "cache.json"
-    solver.save_solution(solver.solve(game), path)
-    saved = json.loads(path.read_text())
-    _edited(saved["states"], edit)
-    path.write_text(json.dumps(saved))
-    with pytest.raises(ValueError, match="cache.json: .*(not an equilibrium|malformed|not filed)"):
-        solver.load_solution(game, path)
+    _edited_cache(tmp_path / "cache.json", game, lambda states: _edited(states, edit))
+    with pytest.raises(ValueError, match="cache.json: .*(not an equilibrium|malformed|root entry)"):
+        solver.load_solution(game, tmp_path / "cache.json")
 
 
 def test_an_edited_matching_pennies_equilibrium_is_refused(tmp_path):
     game = pyspiel.load_game("matrix_mp")
-    path = tmp_path / "mp.json"
-    solver.save_solution(solver.solve(game), path)
-    saved = json.loads(path.read_text())
-    saved["states"][0][2] = [[0, 0.9], [1, 0.1]]  # a distribution, not an equilibrium
-    path.write_text(json.dumps(saved))
+
+    def edit(states):
+        states[0][2] = [[0, 0.9], [1, 0.1]]  # a distribution, not an equilibrium
+
+    _edited_cache(tmp_path / "mp.json", game, edit)
     with pytest.raises(ValueError, match="mp.json: .*not an equilibrium of its stage game"):
-        solver.load_solution(game, path)
+        solver.load_solution(game, tmp_path / "mp.json")
+
+
+@pytest.mark.parametrize("game_string", [GOOFSPIEL_3_RANDOM, GOOFSPIEL_3, "matrix_mp"])
+def test_a_cache_without_its_root_entry_says_the_root_entry_is_missing(tmp_path, game_string):
+    """It used to say the states were "not filed under this game's keys"."""
+    game = pyspiel.load_game(game_string)
+    root_key = repr(solver.solution_key(game)(game.new_initial_state()))
+    _edited_cache(tmp_path / "rootless.json", game,
+                  lambda states: [e for e in states if e[0] != root_key])
+    with pytest.raises(ValueError, match=r"rootless.json: the root entry .* is missing: .*"
+                                         r"solve.*delete the file"):
+        solver.load_solution(game, tmp_path / "rootless.json")
+
+
+def test_a_cache_of_other_keys_says_so(tmp_path):
+    game = pyspiel.load_game(GOOFSPIEL_3)
+    _edited_cache(tmp_path / "keys.json", game,
+                  lambda states: [[repr((False, k)), *rest] for k, (_, *rest) in enumerate(states)])
+    with pytest.raises(ValueError, match="keys.json: .* filed under other keys"):
+        solver.load_solution(game, tmp_path / "keys.json")
+
+
+def test_a_refused_cache_prints_plain_numbers(tmp_path):
+    """The equilibrium check used to print ``np.float64(1.0)``."""
+    game = pyspiel.load_game(GOOFSPIEL_3_RANDOM)
+    _edited_cache(tmp_path / "cache.json", game,
+                  lambda states: _edited(states, "value_and_strategy"))
+    with pytest.raises(ValueError, match=r"player 1 is sure of -?[0-9.e-]+, player 2 concedes "
+                                         r"at most -?[0-9.e-]+;") as refused:
+        solver.load_solution(game, tmp_path / "cache.json")
+    assert "np." not in str(refused.value)
+
+
+@pytest.mark.parametrize("check", [
+    lambda: checks.check_probability(np.float64(1.5), "gamma"),
+    lambda: checks.check_budget(None, np.float64(-1.0)),
+    lambda: checks.check_budget(np.int64(0), None),
+    lambda: checks.check_player_id(np.int64(2)),
+    lambda: SMMCTSBot(pyspiel.load_game(OSHI_ZUMO), 0, iterations=10, gamma=np.float64(2.0)),
+])
+def test_argument_checks_print_numpy_numbers_as_plain_numbers(check):
+    with pytest.raises(ValueError, match=r"got -?[0-9.]+$") as refused:
+        check()
+    assert "np." not in str(refused.value)
 
 
 def test_a_truncated_solution_cache_is_refused_with_its_file_name(tmp_path):
@@ -235,11 +287,66 @@ def test_the_size_limit_can_be_lifted():
     assert solver.game_value(game, max_states=None) == solver.game_value(game)
 
 
-@pytest.mark.parametrize("game_string", [GOOFSPIEL_3_RANDOM, OSHI_ZUMO,
-                                         "smmcts_goofspiel(num_cards=3)", "matrix_mp"])
-def test_the_size_estimates_bound_the_states_solved(game_string):
+@pytest.mark.parametrize("game_string,refusal", [
+    # one 1771 x 1771 stage: 3.1 million children held at once, then a dense LP
+    ("blotto(coins=20,fields=4)", r"has a stage of 1771 x 1771 joint actions, more than the "
+                                  r"limit of max_stage_cells=1e\+06: .* max_stage_cells=None"),
+    # 1.85 million states (under the limit), stages up to 41 x 41: half an hour
+    ("oshi_zumo(coins=40,size=5,horizon=100)",
+     r"would take about [0-9.e+]+ minutes \([0-9.e+]+ states, [0-9.e+]+ stage-matrix cells, the "
+     r"largest stage 41 x 41\), more than the limit of max_seconds=300; .* max_seconds=None"),
+])
+def test_a_game_too_slow_to_solve_is_refused_at_once_with_an_estimate(game_string, refusal):
+    """These used to pass the state count and run for minutes (Blotto) or half an hour."""
     game = pyspiel.load_game(game_string)
-    assert solver.estimate_states(game) >= len(solver.solve(game))
+    for solve in (solver.game_value, solver.solve, lambda g: EquilibriumBot(g, 0)):
+        with pytest.raises(ValueError, match=refusal):
+            solve(game)
+
+
+def test_the_time_and_stage_limits_can_be_lifted():
+    game = pyspiel.load_game(OSHI_ZUMO)
+    with pytest.raises(ValueError, match="more than the limit of max_seconds=1e-06"):
+        solver.solve(game, max_seconds=1e-6)
+    with pytest.raises(ValueError, match="stage of 4 x 4 joint actions, more than the limit of "
+                                         "max_stage_cells=15"):
+        EquilibriumBot(game, 0, max_stage_cells=15)
+    assert solver.game_value(game, max_seconds=None, max_stage_cells=None) == solver.game_value(
+        game)
+    EquilibriumBot(game, 0, max_seconds=None, max_stage_cells=16)
+
+
+def _cells_solved(game: pyspiel.Game) -> tuple[int, int]:
+    """(states, stage-matrix cells) of the solver's walk of ``game``, counted."""
+    key, seen, cells = solver.solution_key(game), set(), 0
+
+    def visit(state):
+        nonlocal cells
+        if state.is_terminal() or key(state) in seen:
+            return
+        seen.add(key(state))
+        if state.is_chance_node():
+            children = solver.successors(state, [a for a, _ in state.chance_outcomes()])
+        else:
+            rows, cols = solver.legal_actions(state, 0), solver.legal_actions(state, 1)
+            children = [c for row in solver.joint_children(state, rows, cols) for c in row]
+        cells += len(children)
+        for child in children:
+            visit(child)
+
+    visit(game.new_initial_state())
+    return len(seen), cells
+
+
+@pytest.mark.parametrize("game_string", [GOOFSPIEL_3_RANDOM, OSHI_ZUMO,
+                                         "oshi_zumo(coins=4,size=2,horizon=5,min_bid=1)",
+                                         "smmcts_goofspiel(num_cards=3)", "matrix_mp"])
+def test_the_size_estimates_bound_the_states_and_cells_solved(game_string):
+    game = pyspiel.load_game(game_string)
+    estimate = solver.estimate_size(game)
+    assert estimate.states >= len(solver.solve(game))
+    states, cells = _cells_solved(game)
+    assert estimate.states >= states and estimate.cells >= cells
 
 
 def test_an_astronomical_random_game_is_refused_without_overflow():
@@ -268,3 +375,40 @@ def test_an_action_on_a_finished_phantom_ttt_board_says_the_game_is_over():
     with pytest.raises(pyspiel.SpielError, match="the game is over") as refused:
         state.apply_action(5)
     assert "legal" not in str(refused.value)
+
+
+OUR_GAMES = ["smmcts_goofspiel(num_cards=4)",
+             "smmcts_goofspiel(num_cards=4,points_order=descending)",
+             "smmcts_phantom_ttt", "smmcts_othello", "smmcts_random_stacked_matrix",
+             "smmcts_matrix_tree(tree={1/2:[[1 0] [0 1]] 1/2:[[0 1] [1 0]]})"]
+
+
+@pytest.mark.parametrize("game_string", OUR_GAMES)
+@pytest.mark.parametrize("action", [-1, np.int64(-5), 1.5, "0"])
+def test_an_invalid_action_on_our_games_names_it_and_the_legal_ones(game_string, action):
+    """``apply_action(-1)`` used to give OpenSpiel's ``action_id != kInvalidAction``."""
+    state = pyspiel.load_game(game_string).new_initial_state()
+    before = str(state)
+    with pytest.raises(ValueError, match=r"action .* is not legal; legal: .*\d") as refused:
+        state.apply_action(action)
+    assert "kInvalidAction" not in str(refused.value) and "np." not in str(refused.value)
+    assert isinstance(refused.value, pyspiel.SpielError)  # as OpenSpiel's games raise
+    if state.is_simultaneous_node():
+        with pytest.raises(ValueError, match=r"joint action \[.*\] is not legal; legal: player "
+                                             r"0: \[.*\]; player 1: \["):
+            state.apply_actions([0, action])
+    assert str(state) == before
+
+
+@pytest.mark.parametrize("game_string", OUR_GAMES)
+def test_an_action_at_a_terminal_state_of_our_games_says_the_game_is_over(game_string):
+    state = pyspiel.load_game(game_string).new_initial_state()
+    while not state.is_terminal():
+        if state.is_chance_node():
+            state.apply_action(state.chance_outcomes()[0][0])
+        elif state.is_simultaneous_node():
+            state.apply_actions([state.legal_actions(p)[0] for p in range(2)])
+        else:
+            state.apply_action(state.legal_actions()[0])
+    with pytest.raises(ValueError, match="game is over"):
+        state.apply_action(-1)

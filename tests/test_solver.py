@@ -223,7 +223,7 @@ def test_saved_solutions_of_another_game_or_format_are_refused(tmp_path):
                          (text.replace('"states": [["(', '"states": [["__import__(\'os\')'
                                        '.system(\'true\')#('), "malformed"),
                          (text.replace('"key": "state"', '"key": "path"'), "no explicit tree"),
-                         (text.replace('(False, ', '(True, '), "not filed under")]:
+                         (text.replace('(False, ', '(True, '), "filed under other keys")]:
         path.write_text(bad)
         with pytest.raises(ValueError, match=message):
             solver.load_solution(game, path)

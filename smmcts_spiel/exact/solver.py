@@ -31,6 +31,7 @@ import random
 import sys
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pyspiel
@@ -39,7 +40,7 @@ from open_spiel.python import policy as policy_lib
 
 from smmcts_spiel import checks, trees
 from smmcts_spiel.exact import turn_based
-from smmcts_spiel.exact.matrix_game import solve_matrix_game
+from smmcts_spiel.exact.matrix_game import SMALL_GAME_SIZE, solve_matrix_game
 
 # ----------------------------------------------------------------------------------------
 # Explicit matrix trees
@@ -85,7 +86,7 @@ class TreeSolution:
         exploration ``gamma`` converges to at best (the floors of the paper's Fig. 3).
         """
         if not 0.0 <= exploration <= 1.0:
-            raise ValueError(f"exploration must be in [0, 1], got {exploration!r}")
+            raise ValueError(f"exploration must be in [0, 1], got {checks.shown(exploration)!r}")
 
         def mix(p: np.ndarray) -> np.ndarray:
             return (1.0 - exploration) * p + exploration / len(p)
@@ -186,98 +187,214 @@ def _oshi_zumo_key(game: pyspiel.Game) -> Callable[[pyspiel.State], Hashable]:
 TRANSPOSITION_KEYS["oshi_zumo"] = _oshi_zumo_key
 
 # ----------------------------------------------------------------------------------------
-# Sizes, before solving
+# Sizes and times, before solving
 
 #: Estimated distinct states (each a stage game) :func:`solve` and :func:`game_value` take
-#: on unless told otherwise (``max_states``). The estimates are upper bounds: 4x4 Othello's
-#: is 1.06 million (it has 56,621, solved in 12 s); at the 0.15-0.7 ms a state measured on
-#: Goofspiel and Oshi-Zumo (shared 2-core machine, 2026-11-25) 2 million states would take
-#: 5-23 minutes.
+#: on unless told otherwise (``max_states``): the table of a solve holds one entry per
+#: state. The estimates are upper bounds: 4x4 Othello's is 1.06 million (it has 56,621).
 MAX_STATES = 2_000_000
+#: Estimated seconds of solving (:func:`estimate_size`) above which a solve is refused
+#: unless told otherwise (``max_seconds``).
+MAX_SECONDS = 300.0
+#: Largest stage matrix (rows x columns, ``max_stage_cells``) solved unless told otherwise:
+#: all of a stage's children are held at once, and its dense LP grows faster than its size
+#: (Blotto's 816 x 816 stage took 3.5 s, 1140 x 1140 12 s, 1771 x 1771 about a minute).
+MAX_STAGE_CELLS = 1_000_000
 
-#: ``estimate(game) -> states`` per game short name: an upper bound on the distinct
-#: non-terminal states the solver visits with the game's transposition key.
-STATE_ESTIMATES: dict[str, Callable[[pyspiel.Game], float]] = {}
+# The time model of a solve, per stage of r x c children: STATE_SECONDS, CHILD_SECONDS per
+# child (clone, move, transposition key, look-up; PYTHON_CHILD_SECONDS for a game written
+# in Python) and, when both players have a choice, the stage solve: the small simplex
+# (up to SMALL_GAME_SIZE actions; SIMPLEX_SECONDS + SIMPLEX_CELL_SECONDS * r c min(r, c))
+# or HiGHS's LP (LP_SECONDS + LP_CELL_SECONDS * (r c) ** LP_EXPONENT). Fitted on one pinned
+# core of the shared 2-core machine (2026-11-26 01:40 UTC, the other core loaded): random
+# uniform stages (rarely a saddle point) 3 x 3 0.02 ms, 12 x 12 0.32 ms, 13 x 13 1.2 ms,
+# 80 x 80 5.1 ms, 160 x 160 24 ms, 320 x 320 175 ms, 480 x 480 0.80 s; children 1.3 us
+# (Oshi-Zumo), 2.7 us (Goofspiel), 23 us (smmcts_goofspiel). With the states' upper bounds
+# the estimates are 2-8x the measured solves (Oshi-Zumo coins=10 and 15, Goofspiel-7
+# descending, Blotto coins=15), never below.
+STATE_SECONDS = 1e-5
+CHILD_SECONDS = 3e-6
+PYTHON_CHILD_SECONDS = 2.5e-5
+SIMPLEX_SECONDS = 2e-5
+SIMPLEX_CELL_SECONDS = 2e-7
+LP_SECONDS = 1.2e-3
+LP_CELL_SECONDS = 1.8e-9
+LP_EXPONENT = 1.6
+
+#: ``stages(game) -> (counts, rows, columns)`` per game short name: classes of stages, as
+#: arrays: an upper bound on how many distinct non-terminal states of each stage size the
+#: solver visits with the game's transposition key (a chance node counts as a stage of one
+#: column and one row per outcome).
+STAGE_ESTIMATES: dict[str, Callable[[pyspiel.Game], tuple[np.ndarray, ...]]] = {}
 
 
-def _goofspiel_states(game: pyspiel.Game) -> float:
-    """Both hands after ``r`` rounds (``C(n, r)`` each), the prizes dealt (random order: which
-    ones, and the one on the table or none yet) and the point difference (at most twice the
-    ``r`` largest prizes)."""
+@dataclass(frozen=True)
+class SizeEstimate:
+    """What solving a game takes, estimated before solving (:func:`estimate_size`)."""
+
+    states: float  #: distinct non-terminal states (stage games), an upper bound
+    cells: float  #: children evaluated: the stage matrices' entries, summed
+    largest_stage: tuple[int, int]  #: rows x columns of the largest stage matrix
+    seconds: float  #: time on one core of the reference machine (the time model above)
+
+    def __str__(self) -> str:
+        r, c = self.largest_stage
+        return (f"{checks.approximately(self.states)} states, "
+                f"{checks.approximately(self.cells)} stage-matrix cells, the largest stage "
+                f"{r} x {c}")
+
+
+def stage_seconds(rows, cols, python_game: bool = False) -> np.ndarray:
+    """Seconds the time model gives to one stage of ``rows`` x ``cols`` (arrays)."""
+    r, c = np.asarray(rows, dtype=float), np.asarray(cols, dtype=float)
+    cells = r * c
+    child = PYTHON_CHILD_SECONDS if python_game else CHILD_SECONDS
+    mixed = (r > 1) & (c > 1)
+    small = np.maximum(r, c) <= SMALL_GAME_SIZE
+    with np.errstate(over="ignore"):
+        solve = np.where(small, SIMPLEX_SECONDS + SIMPLEX_CELL_SECONDS * cells * np.minimum(r, c),
+                         LP_SECONDS + LP_CELL_SECONDS * cells ** LP_EXPONENT)
+    return STATE_SECONDS + child * cells + np.where(mixed, solve, 0.0)
+
+
+def _goofspiel_stages(game: pyspiel.Game) -> tuple[np.ndarray, ...]:
+    """After ``r`` rounds, ``n - r`` cards each: both hands (``C(n, r)`` each), the prizes
+    dealt (random order: which ones, and the one on the table or none yet) and the point
+    difference (at most twice the ``r`` largest prizes)."""
     params = game.get_parameters()
     n = params["num_cards"]
     turns = params.get("num_turns", -1)
     turns = n if turns is None or turns < 0 else min(turns, n)
-    total = 0.0
+    counts = []
     for r in range(turns):
         prizes = math.comb(n, r) * (n - r + 1) if params["points_order"] == "random" else 1
         differences = 2 * sum(range(n - r + 1, n + 1)) + 1
-        total += float(math.comb(n, r)) ** 2 * prizes * differences
-    return total
+        counts.append(float(math.comb(n, r)) ** 2 * prizes * differences)
+    sizes = np.arange(n, n - turns, -1)
+    return np.array(counts), sizes, sizes
 
 
-def _oshi_zumo_states(game: pyspiel.Game) -> float:
-    """Both players' coins, the wrestler's position and the move number."""
+def _oshi_zumo_stages(game: pyspiel.Game) -> tuple[np.ndarray, ...]:
+    """Both players' coins (a bid of ``min_bid`` up to all of them), the wrestler's
+    position and the move number."""
     params = game.get_parameters()
-    return float(params["coins"] + 1) ** 2 * (2 * params["size"] + 1) * params["horizon"]
+    bids = np.maximum(np.arange(params["coins"] + 1) - params.get("min_bid", 0) + 1, 1)
+    rows, cols = np.meshgrid(bids, bids)
+    counts = np.full(rows.size, float((2 * params["size"] + 1) * params["horizon"]))
+    return counts, rows.ravel(), cols.ravel()
 
 
-def _othello_states(game: pyspiel.Game) -> float:
-    """Each cell but the four starting ones empty, black or white, and who moves."""
-    return 2.0 * 3.0 ** (game.get_parameters()["board_size"] ** 2 - 4)
+def _othello_stages(game: pyspiel.Game) -> tuple[np.ndarray, ...]:
+    """Each cell but the four starting ones empty, black or white, and who moves; a third
+    of the empty cells as moves."""
+    n = game.get_parameters()["board_size"]
+    moves = max(1, (n * n - 4) // 3)
+    return np.array([2.0 * 3.0 ** (n * n - 4)]), np.array([moves]), np.array([1])
 
 
-STATE_ESTIMATES.update(goofspiel=_goofspiel_states, smmcts_goofspiel=_goofspiel_states,
-                       oshi_zumo=_oshi_zumo_states, smmcts_othello=_othello_states)
+STAGE_ESTIMATES.update(goofspiel=_goofspiel_stages, smmcts_goofspiel=_goofspiel_stages,
+                       oshi_zumo=_oshi_zumo_stages, smmcts_othello=_othello_stages)
+
+
+def _walk_stages(game: pyspiel.Game, walks: int) -> tuple[np.ndarray, ...]:
+    """Knuth's estimate of the tree's stages from ``walks`` random walks: each stage met at
+    depth ``d`` stands for the product of the branching factors above it, divided by
+    ``walks`` (unbiased for the tree; an over-estimate when transpositions merge states)."""
+    rng = random.Random(0)
+    counts, rows, cols = [], [], []
+    for _ in range(walks):
+        state, weight = game.new_initial_state(), 1.0
+        while not state.is_terminal() and weight < 1e300:
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                counts.append(weight / walks)
+                rows.append(len(outcomes))
+                cols.append(1)
+                weight *= len(outcomes)
+                state.apply_action(rng.choice(outcomes)[0])
+                continue
+            moves0, moves1 = legal_actions(state, 0), legal_actions(state, 1)
+            counts.append(weight / walks)
+            rows.append(max(len(moves0), 1))
+            cols.append(max(len(moves1), 1))
+            weight *= rows[-1] * cols[-1]
+            if state.is_simultaneous_node():
+                state.apply_actions([rng.choice(moves0), rng.choice(moves1)])
+            else:
+                state.apply_action(rng.choice(moves0 or moves1))
+    return np.array(counts, dtype=float), np.array(rows), np.array(cols)
+
+
+def _tree_stages(tree: trees.MatrixTree) -> tuple[np.ndarray, ...]:
+    shapes = [node.shape if isinstance(node, trees.MatrixStage) else (len(node.outcomes), 1)
+              for node in trees.iter_nodes(tree.root) if isinstance(node, trees.MatrixStage)
+              or isinstance(node, trees.ChanceStage)]
+    rows, cols = np.array(shapes, dtype=float).reshape(-1, 2).T
+    return np.ones(len(shapes)), rows, cols
+
+
+def estimate_size(game: pyspiel.Game, use_transpositions: bool = True,
+                  walks: int = 64) -> SizeEstimate:
+    """About how many states, stage-matrix cells and seconds solving ``game`` takes.
+
+    An explicit tree's stages are counted; a game of :data:`STAGE_ESTIMATES` gets its upper
+    bound; any other game Knuth's estimate from ``walks`` random walks. The seconds come
+    from :func:`stage_seconds` (the time model above :data:`STAGE_ESTIMATES`).
+    """
+    tree = explicit_tree(game)
+    estimate = STAGE_ESTIMATES.get(game.get_type().short_name)
+    if tree is not None:
+        counts, rows, cols = _tree_stages(tree)
+    elif use_transpositions and estimate is not None:
+        counts, rows, cols = estimate(game)
+    else:
+        counts, rows, cols = _walk_stages(game, walks)
+    if not len(counts):
+        return SizeEstimate(0.0, 0.0, (0, 0), 0.0)
+    python_game = not type(game).__module__.startswith("pyspiel")
+    largest = int(np.argmax(np.asarray(rows, dtype=float) * cols))
+    with np.errstate(over="ignore"):
+        return SizeEstimate(
+            min(float(counts.sum()), 1e300), min(float((counts * rows * cols).sum()), 1e300),
+            (int(rows[largest]), int(cols[largest])),
+            min(float((counts * stage_seconds(rows, cols, python_game)).sum()), 1e300))
 
 
 def estimate_states(game: pyspiel.Game, use_transpositions: bool = True,
                     walks: int = 64) -> float:
-    """About how many distinct non-terminal states (stage games) solving ``game`` visits.
-
-    An explicit tree's stages are counted; a game of :data:`STATE_ESTIMATES` gets its upper
-    bound; any other game Knuth's estimate of its tree's size from ``walks`` random walks
-    (each adds up, depth by depth, the product of the branching factors it met: an unbiased
-    estimate of the number of nodes, an over-estimate when transpositions merge states).
-    """
-    tree = explicit_tree(game)
-    if tree is not None:
-        return float(sum(1 for node in trees.iter_nodes(tree.root) if not trees.is_leaf(node)))
-    estimate = STATE_ESTIMATES.get(game.get_type().short_name)
-    if use_transpositions and estimate is not None:
-        return estimate(game)
-    rng = random.Random(0)
-    total = 0.0
-    for _ in range(walks):
-        state, weight = game.new_initial_state(), 1.0
-        while not state.is_terminal() and weight < 1e300:
-            total += weight / walks
-            if state.is_chance_node():
-                outcomes = state.chance_outcomes()
-                weight *= len(outcomes)
-                state.apply_action(rng.choice(outcomes)[0])
-                continue
-            rows, cols = legal_actions(state, 0), legal_actions(state, 1)
-            weight *= max(len(rows), 1) * max(len(cols), 1)
-            if state.is_simultaneous_node():
-                state.apply_actions([rng.choice(rows), rng.choice(cols)])
-            else:
-                state.apply_action(rng.choice(rows or cols))
-    return min(total, 1e300)
+    """About how many distinct non-terminal states (stage games) solving ``game`` visits
+    (:func:`estimate_size`)."""
+    return estimate_size(game, use_transpositions, walks).states
 
 
 def check_size(game: pyspiel.Game, max_states: int | None = MAX_STATES,
-               use_transpositions: bool = True) -> float:
-    """Refuse (ValueError) to solve ``game`` if it has more than about ``max_states`` states
-    (None: no limit); returns the estimate (:func:`estimate_states`)."""
-    estimate = estimate_states(game, use_transpositions)
+               use_transpositions: bool = True, max_seconds: float | None = MAX_SECONDS,
+               max_stage_cells: int | None = MAX_STAGE_CELLS) -> SizeEstimate:
+    """Refuse (ValueError) to solve ``game`` if it has more than about ``max_states`` states,
+    would take more than about ``max_seconds``, or has a stage matrix of more than
+    ``max_stage_cells`` cells (None: no limit); returns the estimate (:func:`estimate_size`).
+    """
+    estimate = estimate_size(game, use_transpositions)
     if max_states is not None:
-        minutes = estimate * 1e-3 / 60
+        minutes = estimate.seconds / 60
         checks.check_size(
-            estimate, max_states, f"the game {game}",
-            f"at 0.1-1 ms a state that could take {minutes / 10:.3g} to {minutes:.3g} "
-            "minutes; choose a smaller game, or pass max_states=None (or a larger limit) to "
-            "solve it anyway", unit="states (stage games) to solve")
+            estimate.states, max_states, f"the game {game}",
+            f"solving it could take about {minutes:.3g} minutes ({estimate}); choose a "
+            "smaller game, or pass max_states=None (or a larger limit) to solve it anyway",
+            unit="states (stage games) to solve")
+    rows, cols = estimate.largest_stage
+    if max_stage_cells is not None and rows * cols > max_stage_cells:
+        raise ValueError(
+            f"the game {game} has a stage of {rows} x {cols} joint actions, more than the "
+            f"limit of max_stage_cells={max_stage_cells:g}: its children are held at once and "
+            f"its LP grows faster than its size (solving could take about "
+            f"{estimate.seconds / 60:.3g} minutes); choose a smaller game, or pass "
+            "max_stage_cells=None (or a larger limit) to solve it anyway")
+    if max_seconds is not None and estimate.seconds > max_seconds:
+        raise ValueError(
+            f"solving the game {game} would take about {estimate.seconds / 60:.3g} minutes "
+            f"({estimate}), more than the limit of max_seconds={max_seconds:g}; choose a "
+            "smaller game, or pass max_seconds=None (or a larger limit) to solve it anyway")
     return estimate
 
 
@@ -340,7 +457,7 @@ class Solution(policy_lib.Policy):
         if player_id is None:
             player_id = state.current_player()
         if player_id not in (0, 1):
-            raise ValueError(f"player_id must be 0 or 1, got {player_id!r}")
+            raise ValueError(f"player_id must be 0 or 1, got {checks.shown(player_id)!r}")
         return dict(self.state_solution(state).strategies[player_id])
 
     @property
@@ -415,6 +532,14 @@ def joint_children(state: pyspiel.State, rows: list[int], cols: list[int], *,
     return [successors(state, cols, consume=consume)]
 
 
+def _children(state: pyspiel.State) -> list[pyspiel.State]:
+    """Every successor of a non-terminal ``state`` (each chance outcome or joint action)."""
+    if state.is_chance_node():
+        return successors(state, [a for a, _ in state.chance_outcomes()])
+    rows, cols = legal_actions(state, 0), legal_actions(state, 1)
+    return [child for row in joint_children(state, rows, cols) for child in row]
+
+
 def solution_key(game: pyspiel.Game, use_transpositions: bool = True
                  ) -> Callable[[pyspiel.State], Hashable]:
     """The key :func:`solve` files a state of ``game`` under: whether it is a chance node
@@ -427,14 +552,14 @@ def solution_key(game: pyspiel.Game, use_transpositions: bool = True
 class _BackwardInduction:
     """One solve of a pyspiel game; ``table`` maps state keys to :class:`StateSolution`.
 
-    Refuses a game above ``max_states`` (:func:`check_size`) before solving; a solve of
-    more than a few seconds shows a progress bar (tqdm, on a terminal).
+    Refuses a game above its limits (:func:`check_size`) before solving; a solve of more
+    than a few seconds shows a progress bar (tqdm, on a terminal).
     """
 
     def __init__(self, game: pyspiel.Game, use_transpositions: bool, keep_strategies: bool,
-                 max_states: int | None):
+                 limits: dict[str, Any]):
         check_game(game)
-        estimate = check_size(game, max_states, use_transpositions)
+        estimate = check_size(game, use_transpositions=use_transpositions, **limits).states
         self.keep_strategies = keep_strategies
         self.memoize = (use_transpositions and transposition_key(game) is not None
                         or keep_strategies)
@@ -513,34 +638,44 @@ def state_path(state: pyspiel.State) -> Path:
 
 
 def game_value(game: pyspiel.Game | str, *, use_transpositions: bool = True,
-               use_explicit_tree: bool = True, max_states: int | None = MAX_STATES) -> float:
+               use_explicit_tree: bool = True, max_states: int | None = MAX_STATES,
+               max_seconds: float | None = MAX_SECONDS,
+               max_stage_cells: int | None = MAX_STAGE_CELLS) -> float:
     """Player 1's (pyspiel player 0's) equilibrium value of ``game``.
 
     An explicit-tree game is solved on its tree (same result, without pyspiel states)
     unless ``use_explicit_tree`` is False. A game of more than about ``max_states``
-    distinct states is refused before solving (:func:`check_size`; None: no limit).
+    distinct states, whose solve would take more than about ``max_seconds``
+    (:func:`estimate_size`) or with a stage matrix of more than ``max_stage_cells`` cells is
+    refused before solving (:func:`check_size`; None: no limit).
     """
+    limits: dict[str, Any] = dict(max_states=max_states, max_seconds=max_seconds,
+                                  max_stage_cells=max_stage_cells)
     game = checks.load_game(game)
     tree = explicit_tree(game) if use_explicit_tree else None
     if tree is not None:
         check_game(game)
-        check_size(game, max_states)
+        check_size(game, **limits)
         return with_recursion_limit(lambda: tree_value(tree.root), game)
-    return _BackwardInduction(game, use_transpositions, False, max_states).run(game)
+    return _BackwardInduction(game, use_transpositions, False, limits).run(game)
 
 
 def solve(game: pyspiel.Game | str, *, use_transpositions: bool = True,
-          use_explicit_tree: bool = True, max_states: int | None = MAX_STATES) -> Solution:
+          use_explicit_tree: bool = True, max_states: int | None = MAX_STATES,
+          max_seconds: float | None = MAX_SECONDS,
+          max_stage_cells: int | None = MAX_STAGE_CELLS) -> Solution:
     """Values and equilibrium strategies of every (reachable) state of ``game``.
 
     An explicit-tree game is solved on its tree (see :func:`game_value`); ``max_states``
-    as in :func:`game_value`.
+    and the other limits as in :func:`game_value`.
     """
+    limits: dict[str, Any] = dict(max_states=max_states, max_seconds=max_seconds,
+                                  max_stage_cells=max_stage_cells)
     game = checks.load_game(game)
     tree = explicit_tree(game) if use_explicit_tree else None
     if tree is not None:
         check_game(game)
-        check_size(game, max_states)
+        check_size(game, **limits)
         solution = with_recursion_limit(lambda: solve_tree(tree.root), game)
         table = {}
         for path, node in trees.iter_paths(tree.root):
@@ -552,7 +687,7 @@ def solve(game: pyspiel.Game | str, *, use_transpositions: bool = True,
             elif isinstance(node, trees.ChanceStage):
                 table[path] = StateSolution(s.value, ({}, {}))
         return Solution(game, solution.value, table, state_path)
-    solver = _BackwardInduction(game, use_transpositions, True, max_states)
+    solver = _BackwardInduction(game, use_transpositions, True, limits)
     value = solver.run(game)
     return Solution(game, value, solver.table, solver.key)
 
@@ -592,7 +727,9 @@ def load_solution(game: pyspiel.Game, path: str | os.PathLike,
     entry, its strategies must be distributions over the legal actions, a chance node's
     value the expectation of its children's, and a decision node's strategies an
     equilibrium of its stage game (the matrix of its children's values) with its value
-    (:func:`check_solution`); a game above ``max_states`` is refused as by :func:`solve`.
+    (:func:`check_solution`); a game above ``max_states`` is refused as by :func:`solve`
+    (the check walks the game without solving its stages, so ``max_seconds`` and
+    ``max_stage_cells`` do not apply).
     """
     def refuse(why: str) -> ValueError:
         return ValueError(f"{path}: {why}; write solutions with solver.save_solution (or "
@@ -628,9 +765,16 @@ def load_solution(game: pyspiel.Game, path: str | os.PathLike,
         raise refuse("its states are filed by tree path, but the game has no explicit tree")
     root = game.new_initial_state()
     if not root.is_terminal() and key(root) not in table:
-        raise refuse("its states are not filed under this game's keys")
+        inner = [child for child in _children(root) if not child.is_terminal()]
+        if not inner or any(key(child) in table for child in inner):
+            raise refuse("the root entry (the initial state's value and strategies) is missing: "
+                         "the file is incomplete or was edited; compute the solution again with "
+                         "solver.solve")
+        raise refuse("the root entry (the initial state's) is missing and so are its "
+                     "successors': the file was edited, or its states are filed under other "
+                     "keys than this game's (written by another version)")
     check_game(game)
-    check_size(game, max_states)
+    check_size(game, max_states, max_seconds=None, max_stage_cells=None)
     solution = Solution(game, value, table, key)
     try:
         check_solution(solution)
@@ -660,8 +804,8 @@ def check_solution(solution: Solution) -> None:
     walk = _SolutionCheck(solution, SOLUTION_TOLERANCE * scale)
     root_value = with_recursion_limit(lambda: walk.value(game.new_initial_state()), game)
     if not math.isclose(root_value, solution.value, rel_tol=0, abs_tol=walk.tolerance):
-        raise ValueError(f"the game value {solution.value!r} is not the initial state's "
-                         f"value {root_value!r}")
+        raise ValueError(f"the game value {solution.value:.9g} is not the initial state's "
+                         f"value {root_value:.9g}")
     extra = len(solution._table) - len(walk.checked)
     if extra:
         raise ValueError(f"it has {extra} entries for states the game never reaches")
@@ -686,7 +830,7 @@ class _SolutionCheck:
             raise ValueError(f"no entry for {where}")
         v = entry.value
         if not math.isfinite(v):
-            raise ValueError(f"the value of {where} is {v!r}")
+            raise ValueError(f"the value of {where} is {v}")
         tol = self.tolerance
         if state.is_chance_node():
             if entry.strategies != ({}, {}):
@@ -695,8 +839,8 @@ class _SolutionCheck:
             children = successors(state, [a for a, _ in outcomes], consume=True)
             expected = sum(p * self.value(c) for (_, p), c in zip(outcomes, children))
             if abs(expected - v) > tol:
-                raise ValueError(f"the value {v!r} of {where} (a chance node) is not the "
-                                 f"expectation {expected!r} of its children's values")
+                raise ValueError(f"the value {v:.9g} of {where} (a chance node) is not the "
+                                 f"expectation {expected:.9g} of its children's values")
         else:
             rows, cols = legal_actions(state, 0), legal_actions(state, 1)
             x = self._distribution(entry.strategies[0], rows, where, 1)
@@ -706,9 +850,9 @@ class _SolutionCheck:
             if (x @ payoffs).min() < v - tol or (payoffs @ y).max() > v + tol:
                 raise ValueError(
                     f"the strategies {entry.strategies} of {where} are not an equilibrium "
-                    f"of its stage game with value {v!r}: player 1 is sure of "
-                    f"{(x @ payoffs).min()!r}, player 2 concedes at most "
-                    f"{(payoffs @ y).max()!r}")
+                    f"of its stage game with value {v:.9g}: player 1 is sure of "
+                    f"{(x @ payoffs).min():.9g}, player 2 concedes at most "
+                    f"{(payoffs @ y).max():.9g}")
         self.checked.add(k)
         return v
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from smmcts_spiel import trees
+from smmcts_spiel import checks, trees
 from smmcts_spiel.exact import solver
 from smmcts_spiel.exact.matrix_game import solve_matrix_game
 from smmcts_spiel.search import matrix_tree_engine as engine
@@ -111,7 +111,7 @@ def exploration_floors(root: trees.Node, gamma: float) -> dict[str, float]:
     if isinstance(root, trees.MatrixTree):
         root = root.root
     if not 0.0 <= gamma <= 1.0:
-        raise ValueError(f"gamma must be in [0, 1], got {gamma!r}")
+        raise ValueError(f"gamma must be in [0, 1], got {checks.shown(gamma)!r}")
     solution = solver.solve_tree(root)
     mixed = solution.strategies(exploration=gamma)
     flat = trees.flatten(root)
@@ -192,7 +192,7 @@ def equilibrium_floor_range(root: trees.Node, gamma: float) -> tuple[float, floa
     if isinstance(root, trees.MatrixTree):
         root = root.root
     if not 0.0 <= gamma <= 1.0:
-        raise ValueError(f"gamma must be in [0, 1], got {gamma!r}")
+        raise ValueError(f"gamma must be in [0, 1], got {checks.shown(gamma)!r}")
     solution = solver.solve_tree(root)
     intervals = equilibrium_intervals(root, solution)
 

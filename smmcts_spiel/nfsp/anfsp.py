@@ -67,7 +67,7 @@ class ANFSPConfig:
         checks.check_count(self.num_actors, "num_actors", 0)
         networks.check_network(self.network, self.dropout)
         if not 0.0 < self.eta <= 1.0:
-            raise ValueError(f"eta must be in (0, 1], got {self.eta!r}")
+            raise ValueError(f"eta must be in (0, 1], got {checks.shown(self.eta)!r}")
         if not self.epsilons or not all(0.0 <= e <= 1.0 for e in self.epsilons):
             raise ValueError(f"epsilons must be probabilities, got {self.epsilons!r}")
         for name in ("batch_size", "learn_every", "target_update_every", "sync_every",

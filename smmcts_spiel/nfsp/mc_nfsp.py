@@ -64,7 +64,7 @@ class Config:
 
     def __post_init__(self):
         if not 0.0 < self.eta <= 1.0:
-            raise ValueError(f"eta must be in (0, 1], got {self.eta!r}")
+            raise ValueError(f"eta must be in (0, 1], got {checks.shown(self.eta)!r}")
         networks.check_network(self.network, self.dropout)
         checks.check_count(self.num_simulations, "num_simulations", 1)
         checks.check_count(self.batch_size, "batch_size", 1)
@@ -72,7 +72,7 @@ class Config:
         checks.check_count(self.replay_capacity, "replay_capacity", 1)
         checks.check_count(self.reservoir_capacity, "reservoir_capacity", 1)
         if not self.c_puct > 0:
-            raise ValueError(f"c_puct must be positive, got {self.c_puct!r}")
+            raise ValueError(f"c_puct must be positive, got {checks.shown(self.c_puct)!r}")
 
 
 class MCNFSP:

@@ -27,6 +27,8 @@ import jax.numpy as jnp
 import numpy as np
 import pyspiel
 
+from smmcts_spiel import checks
+
 #: Logit given to illegal actions before the softmax.
 ILLEGAL_LOGIT = -1e9
 #: The kinds of network (``Config.network``, ``ANFSPConfig.network``).
@@ -40,7 +42,7 @@ def check_network(network: str, dropout: float) -> None:
     if network not in NETWORKS:
         raise ValueError(f"network must be one of {', '.join(NETWORKS)}, got {network!r}")
     if not 0.0 <= dropout < 1.0:
-        raise ValueError(f"dropout must be in [0, 1), got {dropout!r}")
+        raise ValueError(f"dropout must be in [0, 1), got {checks.shown(dropout)!r}")
 
 
 def board_shape(game: pyspiel.Game, network: str) -> tuple[int, int, int] | None:

@@ -44,7 +44,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from smmcts_spiel import trees
+from smmcts_spiel import checks, trees
 from smmcts_spiel.search import selectors, tree_arrays
 from smmcts_spiel.trees.flat import CHANCE, LEAF, MATRIX
 
@@ -82,7 +82,7 @@ def log_checkpoints(iterations: int, per_decade: int = 8) -> np.ndarray:
     """Iteration counts 1 .. ``iterations`` evenly spaced on a log axis (always ends there)."""
     if isinstance(iterations, bool) or not isinstance(iterations, (int, np.integer)) \
             or iterations < 1:
-        raise ValueError(f"iterations must be an integer >= 1, got {iterations!r}")
+        raise ValueError(f"iterations must be an integer >= 1, got {checks.shown(iterations)!r}")
     if per_decade < 1:
         raise ValueError(f"per_decade must be >= 1, got {per_decade}")
     count = int(np.ceil(np.log10(iterations) * per_decade)) + 1
@@ -127,7 +127,7 @@ def exploitability_curves(
     cps = np.asarray(checkpoints, dtype=np.int64)
     if cps.ndim != 1 or cps.size == 0 or cps[0] < 1 or np.any(np.diff(cps) <= 0):
         raise ValueError("checkpoints must be a non-empty increasing sequence of iteration "
-                         f"counts >= 1, got {checkpoints!r}")
+                         f"counts >= 1, got {checks.shown(checkpoints)!r}")
     seed_array = np.asarray(seeds, dtype=np.int64)
     if seed_array.ndim != 1 or seed_array.size == 0:
         raise ValueError("seeds must be a non-empty 1-D sequence of integers (one per run)")

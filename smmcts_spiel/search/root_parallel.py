@@ -32,7 +32,7 @@ def check_threads(threads) -> int:
     cores = len(os.sched_getaffinity(0))
     if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
         raise ValueError(f"threads must be an integer >= 1 (the number of trees searched at "
-                         f"once), got {threads!r}")
+                         f"once), got {checks.shown(threads)!r}")
     if threads > cores:
         raise ValueError(f"threads={threads} is more than the {cores} core(s) this process "
                          f"may run on (os.sched_getaffinity); use threads <= {cores}: more "

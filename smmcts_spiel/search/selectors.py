@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import math
 
+from smmcts_spiel import checks
+
 SELECTOR_NAMES = ("rm", "rmb", "exp3", "ucb")
 #: Each selector's exploration when none is given: RM's is the paper's; Exp3's and UCB's
 #: were measured with rewards in [0, 1] against exact solutions (scripts/tune_exploration.py,
@@ -295,13 +297,15 @@ def exploration(name: str, gamma: float | None, c: float | None) -> tuple[float,
 
 def check_gamma(gamma: float) -> float:
     if isinstance(gamma, bool) or not isinstance(gamma, (int, float)) or not 0 < gamma <= 1:
-        raise ValueError(f"gamma must be in (0, 1] (the exploration probability), got {gamma!r}")
+        raise ValueError("gamma must be in (0, 1] (the exploration probability), "
+                         f"got {checks.shown(gamma)!r}")
     return float(gamma)
 
 
 def check_c(c: float) -> float:
     if isinstance(c, bool) or not isinstance(c, (int, float)) or not c >= 0:
-        raise ValueError(f"c must be a number >= 0 (the UCB exploration constant), got {c!r}")
+        raise ValueError("c must be a number >= 0 (the UCB exploration constant), "
+                         f"got {checks.shown(c)!r}")
     return float(c)
 
 

@@ -89,7 +89,7 @@ def check_threshold(threshold: float) -> float:
     if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not (
             0.0 <= threshold < 1.0):
         raise ValueError(f"threshold must be a probability in [0, 1) (0: keep every action), "
-                         f"got {threshold!r}")
+                         f"got {checks.shown(threshold)!r}")
     return float(threshold)
 
 _TERMINAL, _CHANCE, _DECISION = 0, 1, 2
