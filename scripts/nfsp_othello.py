@@ -217,8 +217,11 @@ def main(argv):
                 run.close()
     uniform = exploitability.evaluate(
         game, policy_lib.UniformRandomPolicy(pyspiel.load_game(game)))
-    race.plot(f"{out}.csv", f"{out}.png", f"{game}: exact NashConv ({_PRESET.value} preset)",
-              anchors={"uniform random policy": uniform.nash_conv})
+    loaded = pyspiel.load_game(game)
+    shown = ",".join(f"{k}={v}" for k, v in loaded.get_parameters().items() if v != "")
+    race.plot(f"{out}.csv", f"{out}.png", f"{loaded.get_type().short_name}({shown}): exact "
+              f"NashConv, {_PRESET.value} preset", anchors={"uniform random policy":
+                                                            uniform.nash_conv})
     print(f"{game}, uniform random policy: NashConv {uniform.nash_conv:.3f}; last evaluation "
           f"of each seed (mean, 95% t interval):")
     print(tables.text([(name, seeds, f"{seconds:.0f}", f"{episodes:.0f}", nash_conv.format(3))
