@@ -384,7 +384,7 @@ OUR_GAMES = ["smmcts_goofspiel(num_cards=4)",
 
 
 @pytest.mark.parametrize("game_string", OUR_GAMES)
-@pytest.mark.parametrize("action", [-1, np.int64(-5), 1.5, "0"])
+@pytest.mark.parametrize("action", [-1, np.int64(-5), 1.5, "0", 2**70])
 def test_an_invalid_action_on_our_games_names_it_and_the_legal_ones(game_string, action):
     """``apply_action(-1)`` used to give OpenSpiel's ``action_id != kInvalidAction``."""
     state = pyspiel.load_game(game_string).new_initial_state()
