@@ -21,7 +21,7 @@ import time
 
 import numpy as np
 import pyspiel
-from absl import flags
+from absl import app, flags
 
 import smmcts_spiel  # noqa: F401
 from smmcts_spiel.bots.openspiel_bots import ISMCTSBot
@@ -30,9 +30,9 @@ from smmcts_spiel.imperfect import information_sets
 from smmcts_spiel.imperfect.is_smmcts import InformationSetSMMCTS
 from smmcts_spiel.imperfect.is_smmcts_kernel import KernelInformationSetSMMCTS
 
-_GAMES = flags.DEFINE_list("games", ["kuhn_poker", "leduc_poker",
-                                     "goofspiel(num_cards=6,imp_info=True)", "phantom_ttt"],
-                           "Games with an information kernel.")
+_GAMES = flags.DEFINE_string("games", "kuhn_poker;leduc_poker;goofspiel(num_cards=6,imp_info=True);"
+                             "phantom_ttt",
+                             "Games with an information kernel, separated by ';' (or ',').")
 _SECONDS = flags.DEFINE_float("seconds", 2.0, "Seconds timed per row.", lower_bound=0.01)
 _DEPTH = flags.DEFINE_integer("depth", 2, "Actions before the searched decision.",
                               lower_bound=0)
@@ -75,12 +75,15 @@ def ismcts_rate(game, state, player, seconds) -> float:
 
 def main(argv):
     del argv
+    try:  # the compiled search refuses a game without an information kernel
+        games = cli.load_games(_GAMES.value, check=KernelInformationSetSMMCTS)
+    except ValueError as e:
+        raise app.UsageError(str(e)) from None
     seconds = _SECONDS.value
     rng = np.random.default_rng(_SEED.value)
     print(f"{'game':<40} {'compiled RM':>11} {'Exp3':>9} {'python RM':>10} {'Exp3':>7} "
           f"{'ISMCTS':>7} {'compiled/python':>15} {'compiled/ISMCTS':>15}")
-    for game_string in _GAMES.value:
-        game = pyspiel.load_game(game_string)
+    for game_string, game in games.items():
         state, player = decision(game, rng)
         for selector in ("rm", "exp3"):  # warm-up: loads (or compiles) the numba code
             search_rate(KernelInformationSetSMMCTS, game, state, player, selector, 0.05)

@@ -30,7 +30,7 @@ from smmcts_spiel.imperfect.oos_kernel import KernelOutcomeSampling
 
 _GAMES = flags.DEFINE_string("games", "kuhn_poker;leduc_poker;goofspiel(num_cards=4,imp_info=True);"
                              "goofspiel(num_cards=6,imp_info=True);phantom_ttt",
-                             "Semicolon-separated games with an information kernel.")
+                             "Games with an information kernel, separated by ';' (or ',').")
 _SECONDS = flags.DEFINE_float("seconds", 2.0, "Seconds timed per row.", lower_bound=0.01)
 _DEPTH = flags.DEFINE_integer("depth", 4, "Actions before the targeted information set.",
                               lower_bound=0)
@@ -58,16 +58,14 @@ def _cpp_rate(game, seconds, seed) -> float:
 
 def main(argv):
     del argv
+    try:  # KernelOutcomeSampling refuses a game without an information kernel
+        games = cli.load_games(_GAMES.value, check=KernelOutcomeSampling)
+    except ValueError as e:
+        raise app.UsageError(str(e)) from None
     seconds = _SECONDS.value
     rng = np.random.default_rng(_SEED.value)
     print(f"{'game':<40} {'compiled':>10} {'targeted':>10} {'python':>9} {'targeted':>9} "
           f"{'C++ OS':>9} {'compiled/C++':>12}  {'python/C++':>10}")
-    try:
-        games = {name: cli.load_game(name, "--games") for name in cli.split(_GAMES.value)}
-        for game in games.values():
-            KernelOutcomeSampling(game, seed=0)  # refuses a game without an information kernel
-    except ValueError as e:
-        raise app.UsageError(str(e)) from None
     for game_string, game in games.items():
         KernelOutcomeSampling(game, seed=0).run(100)  # compile
         search_game = KernelOutcomeSampling(game, seed=0).search_game

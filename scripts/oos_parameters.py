@@ -32,8 +32,9 @@ from smmcts_spiel import bot_specs, experiments
 from smmcts_spiel.experiments import cli, imperfect
 from smmcts_spiel.imperfect import oos
 
-_GAMES = flags.DEFINE_list("games", ["kuhn_poker", "leduc_poker"],
-                           "Two-player zero-sum games with information state strings.")
+_GAMES = flags.DEFINE_string("games", "kuhn_poker;leduc_poker",
+                             "Two-player zero-sum games with information state strings, "
+                             "separated by ';' (or ',').")
 _DELTAS = flags.DEFINE_list("deltas", ["0.5", "0.75", "0.9", "0.99"], "Targeting delta.")
 _EPSILONS = flags.DEFINE_list("epsilons", ["0.2", "0.4", "0.6", "0.8"], "Exploration epsilon.")
 _PRESET = flags.DEFINE_enum("preset", "paper", list(oos.PRESETS), "The settings the "
@@ -109,9 +110,12 @@ def main(argv):
     deltas = _float_list(_DELTAS.value, "deltas")
     epsilons = _float_list(_EPSILONS.value, "epsilons")
     variants = [v.strip() for v in _VARIANTS.value.split(";")]
+    games = cli.split_games(_GAMES.value)
+    if not games:
+        raise app.UsageError("--games: no game given", exitcode=2)
     try:
         settings = {v: parse_variant(v) for v in variants}
-        for game in _GAMES.value:
+        for game in games:
             for d, e in itertools.product(deltas, epsilons):
                 bot_specs.make_bot(f"oos(delta={d},epsilon={e},iterations=1)",
                                    pyspiel.load_game(game), 0, 0)
@@ -120,11 +124,11 @@ def main(argv):
     start = time.time()
     out = _OUT.value or ("docs/figures/oos_parameters" if _PUBLISH.value
                          else "results/oos_parameters/oos_parameters")
-    params = {"games": _GAMES.value, "deltas": deltas, "epsilons": epsilons,
+    params = {"games": games, "deltas": deltas, "epsilons": epsilons,
               "preset": _PRESET.value, "variants": {v: settings[v] for v in variants},
               "budget": _BUDGET.value, "seeds": _SEEDS.value, "online": "full stitching"}
     jobs, variant_of = {}, {}
-    for seed, game, v, d, e in itertools.product(range(_SEEDS.value), _GAMES.value,
+    for seed, game, v, d, e in itertools.product(range(_SEEDS.value), games,
                                                  variants, deltas, epsilons):
         name = "".join(c if c.isalnum() else "_" for c in f"{game}__{v}__d{d}_e{e}")
         variant_of[f"{name}__s{seed}"] = v
@@ -157,9 +161,9 @@ def main(argv):
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
-    plot(rows, _GAMES.value, variants, deltas, epsilons, out + ".png")
+    plot(rows, games, variants, deltas, epsilons, out + ".png")
     experiments.write_params(out + ".json", params, wall_seconds=round(time.time() - start, 1))
-    for game, v in itertools.product(_GAMES.value, variants):
+    for game, v in itertools.product(games, variants):
         best = min(((d, e) for d in deltas for e in epsilons), key=lambda de: np.mean(
             [r["nash_conv"] for r in rows if r["game"] == game and r["variant"] == v
              and (r["delta"], r["epsilon"]) == de]))

@@ -11,6 +11,7 @@ from open_spiel.python.algorithms import mcts
 import smmcts_spiel  # noqa: F401  (registers the smmcts_* games)
 from smmcts_spiel.bots import SMMCTSBot
 from smmcts_spiel.exact import tic_tac_toe as perfect_ttt
+from smmcts_spiel.search import tree_arrays as ta
 from smmcts_spiel.search.array_engine import ArraySMMCTS
 from smmcts_spiel.search.evaluators import (
     GoofspielEvaluator,
@@ -71,6 +72,8 @@ def both_engines(game, **options):
     ("oshi_zumo(coins=4,size=1,horizon=6)", "ucbm", "empirical"),
     # Nodes wider than tree_arrays.BLOCK joint actions: the expansion skips whole blocks.
     ("blotto(coins=5,fields=3)", "exp3", "empirical"),
+    ("blotto(coins=8,fields=3)", "rm", "empirical"),  # 2,025 joint actions, 32 blocks
+    ("blotto(coins=6,fields=3)", "ucb", "most_visited"),
     ("oshi_zumo(coins=10,size=2,horizon=5)", "rm", "empirical"),
     ("tic_tac_toe", "ucb", "most_visited"),
     ("tic_tac_toe", "rmb", "average_no_exploration"),
@@ -106,6 +109,20 @@ def test_same_trees_through_a_game_with_tree_reuse(selector):
         assert (tree_of(reference, reference.run(state, 500))
                 == tree_of(arrays, arrays.run(state, 500)))
         state.apply_actions([int(rng.choice(state.legal_actions(p))) for p in (0, 1)])
+
+
+@pytest.mark.parametrize("width", [3, 64, 65, 128, 129, 441, 2_025])
+def test_the_expansion_rule_picks_the_target_th_untried_joint_action(width):
+    """The Fenwick tree over a wide node's blocks finds what a scan of the table finds."""
+    rng = np.random.default_rng(width)
+    pool = np.full(width + ta.block_count(ta.DECISION, width), -1, np.int64)
+    pool[width:] = 0
+    for untried in range(width, 0, -1):
+        u = rng.random()
+        a = ta.untried_joint_action(pool, 0, width, untried, u)
+        assert a == np.flatnonzero(pool[:width] < 0)[min(int(u * untried), untried - 1)]
+        pool[a] = 0
+        ta.count_child(pool, 0, width, a)
 
 
 def test_a_time_limited_search_is_whole_iterations():

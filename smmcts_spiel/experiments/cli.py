@@ -74,6 +74,19 @@ def split(text: str | None) -> list[str]:
     return [item.strip() for item in (text or "").split(";") if item.strip()]
 
 
+def split_games(text: str | None) -> list[str]:
+    """The game strings of a flag value separated by ``;`` or by ``,`` outside parentheses
+    (``kuhn_poker,goofspiel(num_cards=4,imp_info=True)``), stripped."""
+    items, depth, start = [], 0, 0
+    text = text or ""
+    for i, char in enumerate(text + ";"):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if char == ";" or (char == "," and depth == 0):
+            items.append(text[start:i].strip())
+            start = i + 1
+    return [item for item in items if item]
+
+
 def load_game(text: str, flag: str = "--game") -> pyspiel.Game:
     """The game a flag names; ValueError naming the flag, and the closest game or parameter
     name when one is misspelt (pyspiel's own message lists all 130 games)."""
@@ -96,6 +109,22 @@ def load_game(text: str, flag: str = "--game") -> pyspiel.Game:
         return pyspiel.load_game(text)
     except (pyspiel.SpielError, ValueError) as e:  # Python-defined games raise ValueError
         raise ValueError(f"{flag}: cannot load game {text!r}: {e}") from None
+
+
+def load_games(text: str | None, flag: str = "--games",
+               check: Callable[[pyspiel.Game], Any] | None = None) -> dict[str, pyspiel.Game]:
+    """{game string: game} of a flag value of game strings (:func:`split_games`), each
+    passed to ``check`` (which raises ValueError to refuse one); ValueError naming the flag."""
+    games = {name: load_game(name, flag) for name in split_games(text)}
+    if not games:
+        raise ValueError(f"{flag}: no game given")
+    for name, game in games.items():
+        if check is not None:
+            try:
+                check(game)
+            except ValueError as e:
+                raise ValueError(f"{flag}: {name!r}: {e}") from None
+    return games
 
 
 def positive_finite(value: float | None) -> bool:

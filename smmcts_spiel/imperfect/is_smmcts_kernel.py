@@ -25,8 +25,6 @@ Python engine, so both grow the same trees from the same seed
 
 from __future__ import annotations
 
-import time
-
 import numba
 import numpy as np
 import pyspiel
@@ -52,7 +50,6 @@ _ucb_index = _inlined(selectors.ucb_index)
 _ucb_select = _inlined(selectors.ucb_index_random_ties)
 
 SELECTOR_CODES = {"rm": 0, "exp3": 1, "ucb": 2}
-_CHECK_EVERY = 0.002  # seconds between clock checks under a time limit
 
 
 @numba.njit(inline="always")
@@ -71,9 +68,9 @@ def _probabilities(selector, gamma, c, stats, counts, n, out):
 @numba.njit(cache=True)
 def _run(iterations, code, root, params, data, histories, lengths, cumulative, count,
          selector, gamma, c, low, scale, stats, counts, sums, num_actions, node_keys,
-         row_counter, hash_keys, hash_nodes, rng, max_depth, moves):
+         counters, hash_keys, hash_nodes, rng, max_depth, moves):
     """Runs ``iterations`` iterations from worlds drawn among the first ``count``
-    ``histories``; ``row_counter[0]`` is the number of rows in use. ``moves`` bounds the
+    ``histories``; ``counters[0]`` is the number of rows in use. ``moves`` bounds the
     number of actions or chance outcomes at a node."""
     width = stats.shape[1]
     actions = np.zeros(moves, np.int64)
@@ -111,15 +108,8 @@ def _run(iterations, code, root, params, data, histories, lengths, cumulative, c
                     key = kernels.information_key(code, state, params, data, mover)
                     row = key_table.find(key, hash_keys, hash_nodes)
                     if row < 0:
-                        row = row_counter[0]
-                        row_counter[0] += 1
-                        node_keys[row] = key
-                        num_actions[row] = n
-                        for k in range(n):
-                            stats[row, k] = 0.0
-                            sums[row, k] = 0.0
-                            counts[row, k] = 0
-                        key_table.insert(key, row, hash_keys, hash_nodes)
+                        row = key_table.add(key, n, hash_keys, hash_nodes, node_keys,
+                                            num_actions, counters)
                         if mover == 0:
                             expanded0 = True
                         else:
@@ -175,7 +165,7 @@ class KernelWorlds:
         self.count = count
 
 
-class KernelInformationSetSMMCTS:
+class KernelInformationSetSMMCTS(key_table.KeyedRows):
     """Information-set SM-MCTS compiled on an information kernel (same interface and same
     trees as the Python :class:`~smmcts_spiel.imperfect.is_smmcts.InformationSetSMMCTS`).
 
@@ -183,6 +173,11 @@ class KernelInformationSetSMMCTS:
       game: a game with an information kernel (``information_kernel_for(game)``).
       selector, gamma, c, final_strategy, seed: as the Python engine's.
     """
+
+    ROW_TABLES = (("stats", np.float64), ("sums", np.float64), ("counts", np.int64))
+    stats: np.ndarray  # [row, a], set by _new_tables and _reserve
+    sums: np.ndarray
+    counts: np.ndarray
 
     def __init__(self, game: pyspiel.Game, selector: str = "rm", gamma: float = 0.05,
                  c: float = 1.4, final_strategy: str = "empirical", seed: int | None = None):
@@ -222,32 +217,8 @@ class KernelInformationSetSMMCTS:
 
     def reset(self) -> None:
         """Forget the trees: a fresh search (a new game)."""
-        width = self.kernel.max_actions
-        self.stats = np.zeros((1024, width))
-        self.sums = np.zeros((1024, width))
-        self.counts = np.zeros((1024, width), np.int64)
-        self.num_actions = np.zeros(1024, np.int64)
-        self.node_keys = np.zeros(1024, np.int64)
-        self.row_counter = np.zeros(1, np.int64)
-        self.hash_keys, self.hash_nodes = key_table.empty_table()
+        self._new_tables(self.kernel.max_actions)
         self.iterations = 0
-
-    @property
-    def num_nodes(self) -> int:
-        """Information sets in the trees (both players)."""
-        return int(self.row_counter[0])
-
-    def _reserve(self, new_rows: int) -> None:
-        need = self.num_nodes + new_rows
-        rows = self.stats.shape[0]
-        if need > rows:
-            rows, used = max(need, 2 * rows), self.num_nodes
-            for name in ("stats", "sums", "counts", "num_actions", "node_keys"):
-                setattr(self, name, key_table.enlarged(getattr(self, name), rows, used))
-        capacity = key_table.capacity_for(need, self.hash_keys.shape[0])
-        if capacity > self.hash_keys.shape[0]:
-            self.hash_keys, self.hash_nodes = key_table.rehash(self.node_keys, self.num_nodes,
-                                                               capacity)
 
     def reseed(self, seed: int | None) -> None:
         """Draw the following iterations from a fresh generator seeded with ``seed``."""
@@ -263,7 +234,7 @@ class KernelInformationSetSMMCTS:
         _run(iterations, k.code, self._root, k.params, k.data, worlds.histories,
              worlds.lengths, worlds.cumulative, worlds.count, SELECTOR_CODES[self.selector],
              self.gamma, self.c, self._low, self._scale, self.stats, self.counts, self.sums,
-             self.num_actions, self.node_keys, self.row_counter, self.hash_keys,
+             self.num_actions, self.node_keys, self.counters, self.hash_keys,
              self.hash_nodes, self._rng, k.max_depth, max(k.max_actions, k.num_action_ids))
         self.iterations += iterations
 
@@ -272,28 +243,8 @@ class KernelInformationSetSMMCTS:
         """Iterates from worlds drawn from ``worlds`` until ``iterations`` or ``time_limit``
         seconds (whichever first); returns the count. Under a time limit, iterations run
         in chunks sized so that the clock is read about every 2 ms."""
-        iterations, time_limit = checks.check_budget(iterations, time_limit)
-        if time_limit is None:
-            assert iterations is not None  # check_budget: at least one budget
-            done = 0
-            while done < iterations:
-                n = min(1 << 14, iterations - done)
-                self._iterate(worlds, n)
-                done += n
-            return done
-        deadline = time.perf_counter() + time_limit
-        done, chunk = 0, 8
-        while iterations is None or done < iterations:
-            now = time.perf_counter()
-            if now >= deadline:
-                break
-            n = chunk if iterations is None else min(chunk, iterations - done)
-            self._iterate(worlds, n)
-            done += n
-            rate = n / max(time.perf_counter() - now, 1e-9)
-            chunk = int(max(1, min(rate * _CHECK_EVERY, 4 * chunk,
-                                   rate * max(deadline - time.perf_counter(), 0.0))))
-        return done
+        return self._run_chunks(lambda n: self._iterate(worlds, n), iterations, time_limit,
+                                first_chunk=8, untimed_chunk=1 << 14)
 
     def key(self, state: pyspiel.State, player: int) -> int:
         """The information key of ``player`` at ``state`` (of ``game``)."""

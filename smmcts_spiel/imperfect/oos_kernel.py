@@ -26,13 +26,10 @@ same seed (``tests/test_oos_kernel.py``).
 
 from __future__ import annotations
 
-import time
-
 import numba
 import numpy as np
 import pyspiel
 
-from smmcts_spiel import checks
 from smmcts_spiel.games.kernels import information as kernels
 from smmcts_spiel.imperfect import compiled_information_sets, information_sets, key_table
 from smmcts_spiel.imperfect.oos import (
@@ -49,7 +46,6 @@ _inlined = numba.njit(inline="always", error_model="numpy")
 _rm_probabilities = _inlined(selectors.regret_matching_probabilities)
 _sample_index = _inlined(selectors.sample_index)
 
-_CHECK_EVERY = 0.002  # seconds between clock checks under a time limit
 
 
 # ------------------------------------------------------------------------ sampling
@@ -160,14 +156,8 @@ def _run(iterations, first_iteration, code, root, params, data, delta, epsilon, 
                     key = kernels.information_key(code, state, params, data, mover)
                     node = key_table.find(key, hash_keys, hash_nodes)
                     if node < 0:
-                        node = counters[0]
-                        counters[0] += 1
-                        node_keys[node] = key
-                        num_actions[node] = n
-                        for k in range(n):
-                            regrets[node, k] = 0.0
-                            sums[node, k] = 0.0
-                        key_table.insert(key, node, hash_keys, hash_nodes)
+                        node = key_table.add(key, n, hash_keys, hash_nodes, node_keys,
+                                             num_actions, counters)
                         in_tree = False  # the playout starts below the node just added
                 sigma = path_sigma[depth]
                 if node >= 0:
@@ -269,7 +259,7 @@ def _mean_reach(code, root, params, data, histories, lengths, count, sums, num_a
     return total
 
 
-class KernelOutcomeSampling:
+class KernelOutcomeSampling(key_table.KeyedRows):
     """OOS tables of both players and compiled iterations (same interface as the Python
     :class:`~smmcts_spiel.imperfect.oos.OutcomeSampling`).
 
@@ -277,6 +267,10 @@ class KernelOutcomeSampling:
       game: a game with an information kernel (``information_kernel_for(game)``).
       delta, epsilon, seed, gamma, weighting: as the Python engine's.
     """
+
+    ROW_TABLES = (("regrets", np.float64), ("sums", np.float64))
+    regrets: np.ndarray  # [row, a], set by _new_tables and _reserve
+    sums: np.ndarray
 
     def __init__(self, game: pyspiel.Game, delta: float = 0.9, epsilon: float = 0.6,
                  seed: int | None = None, gamma: float = 0.0, weighting: bool = False):
@@ -318,34 +312,10 @@ class KernelOutcomeSampling:
 
     # ---------------------------------------------------------------- tables
     def reset(self) -> None:
-        width = self.kernel.max_actions
-        self.regrets = np.zeros((1024, width))
-        self.sums = np.zeros((1024, width))
-        self.num_actions = np.zeros(1024, np.int64)
-        self.node_keys = np.zeros(1024, np.int64)
-        self.counters = np.zeros(1, np.int64)
-        self.hash_keys, self.hash_nodes = key_table.empty_table()
+        self._new_tables(self.kernel.max_actions)
         self.iterations = 0
         self._target = None
         self.weight = 1.0
-
-    @property
-    def num_nodes(self) -> int:
-        """Information sets in the tree (both players)."""
-        return int(self.counters[0])
-
-    def _reserve(self, new_nodes: int) -> None:
-        """Room for ``new_nodes`` more rows, the hash table at most half full."""
-        need = self.num_nodes + new_nodes
-        rows = self.regrets.shape[0]
-        if need > rows:
-            rows, used = max(need, 2 * rows), self.num_nodes
-            for name in ("regrets", "sums", "num_actions", "node_keys"):
-                setattr(self, name, key_table.enlarged(getattr(self, name), rows, used))
-        capacity = key_table.capacity_for(need, self.hash_keys.shape[0])
-        if capacity > self.hash_keys.shape[0]:
-            self.hash_keys, self.hash_nodes = key_table.rehash(self.node_keys, self.num_nodes,
-                                                               capacity)
 
     def reseed(self, seed: int | None) -> None:
         """Draw the following iterations from a fresh generator seeded with ``seed``."""
@@ -420,32 +390,8 @@ class KernelOutcomeSampling:
         """Runs until ``iterations`` or ``time_limit`` seconds (whichever first); returns
         the number of iterations run. Under a time limit, iterations run in chunks sized
         so that the clock is read about every 2 ms."""
-        iterations, time_limit = checks.check_budget(iterations, time_limit)
-        start = time.perf_counter()
-        if time_limit is None:
-            assert iterations is not None  # check_budget: no time limit, so a count
-            chunk = 1 << 16
-            done = 0
-            while done < iterations:
-                n = min(chunk, iterations - done)
-                self._iterate(n)
-                done += n
-            return done
-        deadline = start + time_limit
-        done, chunk = 0, 16
-        while iterations is None or done < iterations:
-            now = time.perf_counter()
-            if now >= deadline:
-                break
-            n = chunk if iterations is None else min(chunk, iterations - done)
-            begin = now
-            self._iterate(n)
-            done += n
-            spent = time.perf_counter() - begin
-            rate = n / max(spent, 1e-9)
-            chunk = int(max(1, min(rate * _CHECK_EVERY, 4 * chunk,
-                                   rate * max(deadline - time.perf_counter(), 0.0))))
-        return done
+        return self._run_chunks(self._iterate, iterations, time_limit, first_chunk=16,
+                                untimed_chunk=1 << 16)
 
     # ---------------------------------------------------------------- strategies
     def key(self, state: pyspiel.State, player: int) -> int:
@@ -498,9 +444,7 @@ class KernelOutcomeSampling:
         """An independent copy of the tables, target and random state."""
         other = KernelOutcomeSampling.__new__(KernelOutcomeSampling)
         other.__dict__.update(self.__dict__)
-        for name in ("regrets", "sums", "num_actions", "node_keys", "counters", "hash_keys",
-                     "hash_nodes"):
-            setattr(other, name, getattr(self, name).copy())
+        self._copy_tables_to(other)
         other._rng = np.random.default_rng()
         other._rng.bit_generator.state = self._rng.bit_generator.state
         return other

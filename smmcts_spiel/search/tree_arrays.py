@@ -15,10 +15,11 @@ Layout:
   sums ``X``, visits ``n`` and terminal value;
 * a node is *opened* on its first visit (chance nodes of the array engine when created):
   its children table (joint action ``i * n2 + j``, or chance outcome; -1 while missing) goes
-  to ``pool``, followed at a decision node wider than ``BLOCK`` joint actions by the number
-  of children of each block of ``BLOCK`` entries (:func:`block_count`), which lets the
-  expansion rule find the ``k``-th missing child without reading the whole table (Blotto's
-  root has up to tens of thousands); its per-action statistics (selector statistic, count,
+  to ``pool``, followed at a decision node wider than ``BLOCK`` joint actions by a Fenwick
+  tree of the number of children of each block of ``BLOCK`` entries (:func:`block_count`),
+  which lets the expansion rule find the ``k``-th missing child in ``O(log blocks + BLOCK)``
+  steps without reading the whole table (Blotto's root has up to tens of thousands of joint
+  actions); its per-action statistics (selector statistic, count,
   sum of sampling distributions, current distribution; chance: outcome probabilities) to
   ``slots[field, slot]``. The kernel engine also stores the node's pyspiel actions in
   ``pool`` (field ``ACTIONS``); the array engine keeps them in Python (``ACTIONS`` is -1).
@@ -115,7 +116,8 @@ def new_node(kind, u1, nodes_i, nodes_f, counters):
 @numba.njit(inline="always")
 def block_count(kind, width):
     """Block counters after a children table of ``width`` entries (decision nodes wider
-    than ``BLOCK``: one per block of ``BLOCK`` entries, its number of children)."""
+    than ``BLOCK``: one per block of ``BLOCK`` entries, together the Fenwick tree of the
+    blocks' numbers of children, see :func:`count_child`)."""
     if kind == CHANCE or width <= BLOCK:
         return 0
     return (width + BLOCK - 1) // BLOCK
@@ -179,13 +181,16 @@ def player_update(selector, action, reward, scaled, probs, stat, counts, average
             average[a] += probs[a]
     if selector == 0:
         inv_scale = config[INV_SCALE]
+        utility_sum = config[UTILITY_SUM]
         for a in range(n):
+            # Branch-free (a wide node's children are scattered, so a branch would be
+            # mispredicted often): a missing child, and the played action itself, add 0.
             child = sibling_children[a]
-            if a != action and child >= 0:
-                mean = nodes_f[X, child] / nodes_f[VISITS, child]
-                if player == 1:
-                    mean = config[UTILITY_SUM] - mean
-                stat[a] += mean * inv_scale - scaled
+            k = max(child, 0)
+            mean = nodes_f[X, k] / nodes_f[VISITS, k]
+            if player == 1:
+                mean = utility_sum - mean
+            stat[a] += (mean * inv_scale - scaled) if (a != action) & (child >= 0) else 0.0
     elif selector == 1:
         stat[action] += reward / probs[action]
     elif selector == 3:
@@ -207,7 +212,8 @@ def update(node, i, j, u1, fresh, selector, track_average, config, nodes_i, node
     c0 = nodes_i[CHILD, node]
     p1 = slots[PROB, s:s + n1]
     p2 = slots[PROB, s + n1:s + n1 + n2]
-    if not fresh:
+    if not fresh and (track_average or selector == 1 or selector == 3):
+        # (Regret matching's and UCB's updates do not read the distributions.)
         if n1 > 1:
             probabilities(selector, slots[STAT, s:s + n1], slots[COUNT, s:s + n1],
                           config[GAMMA], config[C], p1)
@@ -240,25 +246,44 @@ def select(selector, stat, counts, gamma, c, probs, u):
 @inlined
 def untried_joint_action(pool, c0, width, untried, u):
     """The expansion rule: the ``floor(u * untried)``-th joint action without a child (of
-    the ``width`` of a decision node), skipping whole blocks by their counters."""
+    the ``width`` of a decision node). In a wide node the blocks before it are skipped in
+    ``O(log blocks)`` steps by the Fenwick tree of their children counts (:func:`block_count`),
+    then its block is scanned."""
     target = min(int(u * untried), untried - 1)
     a = 0
     if width > BLOCK:
-        b = 0
-        while True:
-            size = min(BLOCK, width - a)
-            missing = size - pool[c0 + width + b]
-            if target < missing:
-                break
-            target -= missing
-            a += size
-            b += 1
+        blocks = (width + BLOCK - 1) // BLOCK
+        tree = c0 + width
+        step = 1
+        while step * 2 <= blocks:
+            step *= 2
+        done = 0  # blocks skipped: every one full, each missing BLOCK - its children
+        while step > 0:
+            if done + step <= blocks:
+                missing = step * BLOCK - pool[tree + done + step - 1]
+                if missing <= target:  # (never true past the last, partial, block)
+                    done += step
+                    target -= missing
+            step //= 2
+        a = done * BLOCK
     while True:
         if pool[c0 + a] < 0:
             if target == 0:
                 return a
             target -= 1
         a += 1
+
+
+@inlined
+def count_child(pool, c0, width, a):
+    """Record a new child at joint action ``a`` in a wide node's Fenwick tree of children
+    counts per block (nothing to do in a node of at most ``BLOCK`` joint actions)."""
+    if width > BLOCK:
+        blocks = (width + BLOCK - 1) // BLOCK
+        k = a // BLOCK + 1
+        while k <= blocks:
+            pool[c0 + width + k - 1] += 1
+            k += k & -k
 
 
 @inlined
@@ -269,8 +294,7 @@ def expand(node, a, child, u, selector, track_average, config, nodes_i, nodes_f,
     n2 = nodes_i[N2, node]
     width = nodes_i[N1, node] * n2
     pool[c0 + a] = child
-    if width > BLOCK:
-        pool[c0 + width + a // BLOCK] += 1
+    count_child(pool, c0, width, a)
     nodes_i[EXPANDED, node] += 1
     nodes_f[X, child] += u
     nodes_f[VISITS, child] += 1.0
