@@ -1,30 +1,38 @@
-"""Exploitability vs wall time on small Othello: MC-NFSP against NFSP.
+"""Exploitability vs wall time on small Othello: MC-NFSP against NFSP, over seeds.
 
 * ``mc_nfsp``: :class:`smmcts_spiel.nfsp.mc_nfsp.MCNFSP` (PUCT best response);
+* ``own_nfsp``: our DQN-NFSP, :class:`smmcts_spiel.nfsp.anfsp.ANFSP` without actors;
 * ``nfsp``: OpenSpiel's ``open_spiel.python.jax.nfsp`` (DQN best response, kuhn_nfsp.py's
-  settings), through :mod:`smmcts_spiel.nfsp.openspiel_nfsp`;
-* ``own_nfsp``: our DQN-NFSP, :class:`smmcts_spiel.nfsp.anfsp.ANFSP` without actors (same
-  algorithm as ``nfsp``, a faster implementation).
+  settings), through :mod:`smmcts_spiel.nfsp.openspiel_nfsp` (same algorithm as
+  ``own_nfsp``, about 40 times slower; not checkpointed).
 
-Both learners train for --budget seconds of wall time each (same machine, in alternating
-rounds so that both see the same load); every --eval_every seconds of training the average
-policy's exact exploitability (NashConv, player-1 units) is computed on the whole game.
-Evaluation time is not counted.
+For each seed of --seeds, the learners train for --budget seconds of wall time each, in
+alternating rounds of --eval_every seconds (so that they see the same load); after each
+round the average policy's exact exploitability (e1, e2, NashConv, player-1 units) is
+computed on the whole game. Evaluation time is not counted. The main measurement plays
+with win/loss returns (--returns_type=win_loss, the paper's value head is a probability of
+winning), disc difference beside it.
 
-  nice -n 10 python scripts/nfsp_othello.py --budget=300 --eval_every=30     # minutes
-  python scripts/nfsp_othello.py --preset=paper --algorithms=mc_nfsp,own_nfsp   # Sec. 3.3
-  python scripts/nfsp_othello.py --budget=14400 --eval_every=600             # hours
+  python scripts/nfsp_othello.py --seeds=0,1,2 --budget=150 --eval_every=30
+  python scripts/nfsp_othello.py --returns_type=disc_difference --seeds=0,1,2 --budget=150
+  python scripts/nfsp_othello.py --preset=paper --seeds=0,1,2      # Sec. 3.3, conv networks
+  python scripts/nfsp_othello.py --seeds=0,1,2 --budget=14400 --eval_every=600 --resume
 
-Writes <out>.csv (algorithm, seed, train_seconds, episodes, e1, e2, nash_conv), <out>.png
-and <out>.json (parameters); <out> is results/nfsp/nfsp_othello unless given, and a path
-under docs/ or data/ (the committed results) needs --publish. Rows are written as they are
-measured; --resume continues MC-NFSP from its checkpoint (--checkpoint, under the
-git-ignored results/) and appends (with --algorithms=mc_nfsp if NFSP's rows are complete:
-OpenSpiel's agents are not checkpointed here). Needs the nfsp extra.
+Writes <out>.csv (algorithm, seed, train_seconds, cpu_seconds, episodes, e1, e2, nash_conv:
+one row per evaluation point), <out>.png (mean over the seeds with a 95% t band) and
+<out>.json (parameters of every invocation); <out> is
+results/nfsp/mc_nfsp_othello_<returns_type> unless given, and a path under docs/ or data/
+(the committed results) needs --publish. Rows are written as they are measured; after every
+round each checkpointed learner is saved to <checkpoint_dir>/<out's name>_<algorithm>_
+seed<seed>.npz (git-ignored results/). --resume continues every (algorithm, seed) from its
+checkpoint to the new --budget (one without a checkpoint starts afresh, one that reached the
+budget is left), keeps the CSV's rows its checkpoints cover and appends: the same command
+can be run again after an interruption. Needs the nfsp extra.
 """
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 
@@ -34,6 +42,7 @@ from open_spiel.python import policy as policy_lib
 
 from smmcts_spiel import experiments, nfsp
 from smmcts_spiel.experiments import cli
+from smmcts_spiel.reports import tables
 
 try:  # the nfsp extra: without it the flags still parse, and main says what to install
     from smmcts_spiel.nfsp import exploitability, presets, race
@@ -47,30 +56,98 @@ else:
 
 _GAME = flags.DEFINE_string("game", "smmcts_othello(board_size=4)", "A game with exact "
                             "exploitability (perfect information, transposition keys).")
-_BUDGET = flags.DEFINE_float("budget", 300.0, "Training seconds per algorithm.", lower_bound=1)
+RETURNS_TYPES = ("win_loss", "disc_difference")
+_RETURNS_TYPE = flags.DEFINE_enum("returns_type", None, list(RETURNS_TYPES), "Othello's "
+                                  "returns [the game string's; smmcts_othello's default is "
+                                  "win_loss].")
+_BUDGET = flags.DEFINE_float("budget", 300.0, "Training seconds per algorithm and seed (in "
+                             "total, with --resume).", lower_bound=1)
 _EVAL_EVERY = flags.DEFINE_float("eval_every", 30.0, "Training seconds between evaluations.",
                                  lower_bound=1)
-ALGORITHMS = ("mc_nfsp", "nfsp", "own_nfsp")
-_ALGORITHMS = flags.DEFINE_list("algorithms", ["mc_nfsp", "nfsp"], ", ".join(ALGORITHMS))
+ALGORITHMS = ("mc_nfsp", "own_nfsp", "nfsp")
+_ALGORITHMS = flags.DEFINE_list("algorithms", ["mc_nfsp", "own_nfsp"], ", ".join(ALGORITHMS))
 _PRESET = flags.DEFINE_enum("preset", "tuned", ["paper", "tuned"], "Settings of mc_nfsp and "
-                            "own_nfsp: the paper's (Sec. 3.3) or ours (smmcts_spiel.nfsp."
-                            "presets); nfsp keeps OpenSpiel's kuhn_nfsp.py settings.")
+                            "own_nfsp: the paper's (Sec. 3.3; its convolutional networks) or "
+                            "ours (smmcts_spiel.nfsp.presets); nfsp keeps OpenSpiel's "
+                            "kuhn_nfsp.py settings.")
+_NETWORK = flags.DEFINE_enum("network", None, ["mlp", "conv"], "Network of mc_nfsp and "
+                             "own_nfsp [the preset's: conv paper, mlp tuned].")
 _SIMULATIONS = flags.DEFINE_integer("num_simulations", None, "MC-NFSP's searches per move "
                                     "[the preset's].", lower_bound=1)
-_SEED = flags.DEFINE_integer("seed", 0, "Seed of both learners.", lower_bound=0)
-_OUT = flags.DEFINE_string("out", None, "Output path prefix [results/nfsp/nfsp_othello, "
-                           "or docs/figures/nfsp_othello with --publish].")
+_SEEDS = flags.DEFINE_list("seeds", ["0"], "Seeds: one run of every algorithm per seed.")
+_OUT = flags.DEFINE_string("out", None, "Output path prefix [results/nfsp/mc_nfsp_othello_"
+                           "<returns_type>, or docs/figures/... with --publish].")
 _PUBLISH = flags.DEFINE_bool("publish", False, "Write the committed results under docs/ "
                              "(replacing them).")
-_RESUME = flags.DEFINE_bool("resume", False, "Continue MC-NFSP from its checkpoint.")
-_CHECKPOINT = flags.DEFINE_string("checkpoint", None, "MC-NFSP's checkpoint "
-                                  "[results/nfsp/<out's name>_mc_nfsp.npz]; a bot spec "
-                                  "nfsp(file=...) plays its average policy.")
+_RESUME = flags.DEFINE_bool("resume", False, "Continue every (algorithm, seed) from its "
+                            "checkpoint and append to <out>.csv.")
+_CHECKPOINT_DIR = flags.DEFINE_string("checkpoint_dir", "results/nfsp", "Where checkpoints "
+                                      "go: <dir>/<out's name>_<algorithm>_seed<seed>.npz; a "
+                                      "bot spec nfsp(file=...) plays its average policy.")
 
 
-def _mc_nfsp_config():
-    return presets.mc_nfsp(_PRESET.value, _GAME.value, seed=_SEED.value,
-                           num_simulations=_SIMULATIONS.value)
+def _game() -> str:
+    """--game with --returns_type applied (a UsageError if they disagree)."""
+    game = pyspiel.load_game(_GAME.value)
+    params = game.get_parameters()
+    wanted = _RETURNS_TYPE.value
+    if wanted is None or params.get("returns_type") == wanted:
+        return str(game)
+    if "returns_type" not in params:
+        raise app.UsageError(f"--returns_type: {game.get_type().short_name} has no returns_type")
+    if "returns_type" in _GAME.value:
+        raise app.UsageError(f"--returns_type={wanted} but --game={_GAME.value!r} says "
+                             f"returns_type={params['returns_type']}: give one of them")
+    return str(pyspiel.load_game(game.get_type().short_name, {**params, "returns_type": wanted}))
+
+
+def _seeds() -> list[int]:
+    try:
+        seeds = [int(seed) for seed in _SEEDS.value]
+    except ValueError:
+        seeds = []
+    if not seeds or min(seeds) < 0 or len(set(seeds)) != len(seeds):
+        raise app.UsageError(f"--seeds: distinct non-negative integers, e.g. 0,1,2; got "
+                             f"{','.join(_SEEDS.value)}")
+    return seeds
+
+
+def _config(name: str, game: str, seed: int):
+    """The preset's configuration of ``name`` (mc_nfsp, own_nfsp) with the flags' overrides."""
+    if name == "mc_nfsp":
+        return presets.mc_nfsp(_PRESET.value, game, seed=seed, network=_NETWORK.value,
+                               num_simulations=_SIMULATIONS.value)
+    return presets.nfsp(_PRESET.value, game, seed=seed, network=_NETWORK.value)
+
+
+def _learner(name: str, game: str, seed: int, checkpoint: str, resume: bool):
+    """A new learner, or with ``resume`` the one saved at ``checkpoint`` if there is one."""
+    if name == "nfsp":
+        return OpenSpielNFSP(NFSPConfig(game=game, seed=seed))
+    kind = MCNFSP if name == "mc_nfsp" else ANFSP
+    if resume and os.path.exists(checkpoint):
+        try:
+            return kind.load(checkpoint, game, network=_config(name, game, seed))
+        except ValueError as e:
+            raise app.UsageError(f"--resume: {e}") from None
+    return kind(_config(name, game, seed))
+
+
+def _prepare_csv(path: str, learners: dict, resume: bool) -> None:
+    """Start ``path`` with the rows the learners' states cover: with ``resume``, the rows of
+    other seeds and, for each (algorithm, seed) here, those up to its checkpoint's training
+    time (a row written after the last checkpoint is measured again); else none."""
+    rows = []
+    if resume and os.path.exists(path):
+        with open(path, newline="") as f:
+            for row in csv.DictReader(f):
+                run = learners.get((row["algorithm"], int(row["seed"])))
+                if run is None or float(row["train_seconds"]) <= round(run.train_seconds, 2):
+                    rows.append(row)
+    with open(path, "w", newline="") as f:
+        writer = csv.DictWriter(f, race.FIELDS)
+        writer.writeheader()
+        writer.writerows(rows)
 
 
 def main(argv):
@@ -79,53 +156,78 @@ def main(argv):
     unknown = set(_ALGORITHMS.value) - set(ALGORITHMS)
     if unknown or not _ALGORITHMS.value:
         raise app.UsageError(f"--algorithms: use {', '.join(ALGORITHMS)}; got {_ALGORITHMS.value}")
-    out = _OUT.value or ("docs/figures/nfsp_othello" if _PUBLISH.value
-                         else "results/nfsp/nfsp_othello")
-    checkpoint = _CHECKPOINT.value or os.path.join(
-        "results", "nfsp", f"{os.path.basename(out)}_mc_nfsp.npz")
+    if _RESUME.value and "nfsp" in _ALGORITHMS.value:
+        raise app.UsageError("--resume: OpenSpiel's NFSP (nfsp) is not checkpointed; leave it "
+                             "out of --algorithms")
+    seeds = _seeds()
     try:
-        experiments.check_output([out, checkpoint], publish=_PUBLISH.value)
-    except ValueError as e:
-        raise app.UsageError(str(e)) from None
-    try:
-        exploitability.positions(_GAME.value)
-        _mc_nfsp_config()
+        game = _game()
+        exploitability.positions(game)
+        for name in set(_ALGORITHMS.value) - {"nfsp"}:
+            _config(name, game, seeds[0])
+    except app.UsageError:
+        raise
     except Exception as e:  # noqa: BLE001  (a bad game string or a game without exact values)
         raise app.UsageError(f"--game={_GAME.value!r}: {e}") from None
+    returns_type = pyspiel.load_game(game).get_parameters().get("returns_type", "returns")
+    out = _OUT.value or os.path.join("docs/figures" if _PUBLISH.value else "results/nfsp",
+                                     f"mc_nfsp_othello_{returns_type}")
+    try:
+        experiments.check_output([out, _CHECKPOINT_DIR.value], publish=_PUBLISH.value)
+    except ValueError as e:
+        raise app.UsageError(str(e)) from None
     os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
-    os.makedirs(os.path.dirname(checkpoint) or ".", exist_ok=True)
-    resume = _RESUME.value and os.path.exists(checkpoint)
-    learners = {}
-    for name in _ALGORITHMS.value:
-        if name == "mc_nfsp":
-            if resume:
-                try:
-                    learners[name] = MCNFSP.load(checkpoint, _GAME.value)
-                except ValueError as e:
-                    raise app.UsageError(f"--resume: {e}") from None
-                continue
-            learners[name] = MCNFSP(_mc_nfsp_config())
-        elif name == "own_nfsp":
-            learners[name] = ANFSP(presets.nfsp(_PRESET.value, _GAME.value, seed=_SEED.value))
-        else:
-            learners[name] = OpenSpielNFSP(NFSPConfig(game=_GAME.value, seed=_SEED.value))
-    params = {flag.name: flag.value for flag in (_GAME, _BUDGET, _EVAL_EVERY, _ALGORITHMS,
-                                                 _PRESET, _SIMULATIONS, _SEED)}
-    params["configs"] = {name: repr(run.config) for name, run in learners.items()}
+    os.makedirs(_CHECKPOINT_DIR.value, exist_ok=True)
+
+    def checkpoint(name: str, seed: int) -> str:
+        return os.path.join(_CHECKPOINT_DIR.value,
+                            f"{os.path.basename(out)}_{name}_seed{seed}.npz")
+
+    learners = {(name, seed): _learner(name, game, seed, checkpoint(name, seed), _RESUME.value)
+                for seed in seeds for name in _ALGORITHMS.value}
+    params = {flag.name: flag.value for flag in (
+        _GAME, _RETURNS_TYPE, _BUDGET, _EVAL_EVERY, _ALGORITHMS, _PRESET, _NETWORK,
+        _SIMULATIONS, _SEEDS, _RESUME)}
+    params["game_played"] = game
+    params["configs"] = {f"{name}, seed {seed}": repr(run.config)
+                         for (name, seed), run in learners.items()}
+    invocations = []
+    if _RESUME.value and os.path.exists(f"{out}.json"):
+        with open(f"{out}.json") as f:
+            invocations = json.load(f).get("invocations", [])
     with open(f"{out}.json", "w") as f:
-        json.dump(params, f, indent=1)
+        json.dump({"invocations": invocations + [params]}, f, indent=1)
+    _prepare_csv(f"{out}.csv", learners, _RESUME.value)
 
-    def checkpoint_mc_nfsp(name, run):
-        if name == "mc_nfsp":
-            run.save(checkpoint)
+    def save(seed):
+        def after_round(name, run):
+            if name != "nfsp":
+                run.save(checkpoint(name, seed))
+        return after_round
 
-    race.race(learners, _BUDGET.value, _EVAL_EVERY.value,
-              lambda policy: exploitability.evaluate(_GAME.value, policy),
-              f"{out}.csv", _SEED.value, checkpoint_mc_nfsp, append=resume)
+    try:
+        for seed in seeds:
+            race.race({name: learners[name, seed] for name in _ALGORITHMS.value},
+                      _BUDGET.value, _EVAL_EVERY.value,
+                      lambda policy: exploitability.evaluate(game, policy), f"{out}.csv", seed,
+                      save(seed), append=True)
+    finally:
+        for run in learners.values():
+            if isinstance(run, ANFSP):
+                run.close()
     uniform = exploitability.evaluate(
-        _GAME.value, policy_lib.UniformRandomPolicy(pyspiel.load_game(_GAME.value)))
-    race.plot(f"{out}.csv", f"{out}.png", f"{_GAME.value}: exact NashConv",
-              anchors={"uniform random policy": uniform.nash_conv})
+        game, policy_lib.UniformRandomPolicy(pyspiel.load_game(game)))
+    loaded = pyspiel.load_game(game)
+    shown = ",".join(f"{k}={v}" for k, v in loaded.get_parameters().items() if v != "")
+    race.plot(f"{out}.csv", f"{out}.png", f"{loaded.get_type().short_name}({shown}): exact "
+              f"NashConv, {_PRESET.value} preset", anchors={"uniform random policy":
+                                                            uniform.nash_conv})
+    print(f"{game}, uniform random policy: NashConv {uniform.nash_conv:.3f}; last evaluation "
+          f"of each seed (mean, 95% t interval):")
+    print(tables.text([(name, seeds, f"{seconds:.0f}", f"{episodes:.0f}", nash_conv.format(3))
+                       for name, seeds, seconds, episodes, nash_conv in race.summary(
+                           f"{out}.csv")],
+                      ["algorithm", "seeds", "train s", "episodes", "NashConv"]))
 
 
 if __name__ == "__main__":

@@ -146,7 +146,7 @@ def main(argv):
                 raise app.UsageError(f"--resume: no checkpoint {checkpoint(name)}")
             try:
                 learners[name] = (MCNFSP if name == "mc_nfsp" else ANFSP).load(
-                    checkpoint(name), game)
+                    checkpoint(name), game, network=_config(name))
             except ValueError as e:
                 raise app.UsageError(f"--resume: {e}") from None
         else:

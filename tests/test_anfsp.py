@@ -32,15 +32,20 @@ def test_synchronous_nfsp_is_seeded():
     np.testing.assert_array_equal(_params(runs[0]), _params(runs[1]))
 
 
-def test_nfsp_resumes_exactly(tmp_path):
-    config = ANFSPConfig(num_actors=0, hidden=(16,), min_buffer_size_to_learn=64, seed=7)
+@pytest.mark.parametrize("game, network, episodes", [
+    ("kuhn_poker", {}, 200),
+    ("smmcts_othello", {"network": "conv", "dropout": 0.3}, 40)])  # the paper's network
+def test_nfsp_resumes_exactly(game, network, episodes, tmp_path):
+    config = ANFSPConfig(game=game, num_actors=0, hidden=(16,), min_buffer_size_to_learn=64,
+                         seed=7, **network)
     a = ANFSP(config)
-    a.self_play(200)
+    a.self_play(episodes)
     a.save(tmp_path / "run.npz")
-    a.self_play(200)
+    a.self_play(episodes)
     b = ANFSP.load(tmp_path / "run.npz")
-    b.self_play(200)
-    assert (b.episodes, b.steps) == (a.episodes, a.steps)
+    assert b.config.network == config.network
+    b.self_play(episodes)
+    assert (b.episodes, b.steps) == (a.episodes, a.steps) and a.steps > 0
     np.testing.assert_array_equal(_params(a), _params(b))
 
 

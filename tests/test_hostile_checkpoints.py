@@ -5,6 +5,7 @@ a bot spec ``nfsp(file=...)``) and issue 25's bad input (another game's, board s
 network's checkpoint; truncated or corrupted files).
 """
 
+import dataclasses
 import json
 import os
 import pickle
@@ -176,8 +177,52 @@ def _edited(path, tmp_path, edit_meta=None, edit_arrays=None):
 def test_a_network_of_another_shape_is_refused_naming_both(mc_nfsp_checkpoint, tmp_path):
     path = _edited(mc_nfsp_checkpoint, tmp_path,
                    edit_meta=lambda m: m["config"].update(hidden=[32]))
-    with pytest.raises(checkpoints.CheckpointError, match=r"has shape \(16,\).*builds has \(32,\)"):
+    with pytest.raises(checkpoints.CheckpointError,
+                       match=r"has shape \(16,\).*builds, mlp \(hidden \(32,\).*has \(32,\)"):
         MCNFSP.load(path)
+
+
+@pytest.fixture(scope="module")
+def conv_checkpoint(tmp_path_factory):
+    """A small MC-NFSP run with the paper's network (convolutions, dropout)."""
+    run = MCNFSP(Config(game=OTHELLO, network="conv", dropout=0.3, hidden=(16,),
+                        num_simulations=2, batch_size=4, eta=1.0, seed=1))
+    for _ in range(2):
+        run.play_episode()
+        run.learn()
+    path = tmp_path_factory.mktemp("checkpoints") / "conv.npz"
+    run.save(path)
+    return path, run
+
+
+def test_a_conv_checkpoint_round_trips_with_its_network(conv_checkpoint):
+    path, saved = conv_checkpoint
+    run = MCNFSP.load(path, OTHELLO, network=saved.config)
+    assert (run.config.network, run.config.dropout) == ("conv", 0.3)
+    x = np.random.default_rng(0).random((3, 48)).astype(np.float32)
+    for net, mine, theirs in ((run.br_net, run.br_params, saved.br_params),
+                              (run.avg_net, run.avg_params, saved.avg_params)):
+        for ours, original in zip(jax.tree_util.tree_leaves(net.apply(mine, x)),
+                                  jax.tree_util.tree_leaves(net.apply(theirs, x))):
+            np.testing.assert_array_equal(ours, original)
+
+
+def test_a_checkpoint_of_another_network_is_refused_naming_both(conv_checkpoint,
+                                                                 mc_nfsp_checkpoint, tmp_path):
+    path, saved = conv_checkpoint
+    mlp = dataclasses.replace(saved.config, network="mlp", dropout=0.0)
+    with pytest.raises(checkpoints.CheckpointError, match=(
+            r"conv.npz holds a network conv \(hidden \(16,\), dropout 0.3\), not the mlp "
+            r"\(hidden \(16,\), dropout 0.0\) asked for")):
+        MCNFSP.load(path, network=mlp)
+    with pytest.raises(checkpoints.CheckpointError, match="holds a network mlp.*not the conv"):
+        MCNFSP.load(mc_nfsp_checkpoint, network=saved.config)
+    # A configuration edited to another kind: the arrays are not the network it builds.
+    edited = _edited(path, tmp_path, edit_meta=lambda m: m["config"].update(network="mlp"))
+    with pytest.raises(checkpoints.CheckpointError,
+                       match=r"br_params is not the network its configuration builds, mlp.*"
+                             r"unexpected \['br_params/params/Conv_0"):
+        MCNFSP.load(edited)
 
 
 def test_a_configuration_asking_for_huge_networks_allocates_nothing(mc_nfsp_checkpoint,

@@ -18,11 +18,11 @@ from open_spiel.python.algorithms import exploitability as exploitability_lib  #
 import smmcts_spiel  # noqa: E402, F401  (registers the games)
 from smmcts_spiel.exact import exploitability as exact_exploitability  # noqa: E402
 from smmcts_spiel.exact import solver  # noqa: E402
-from smmcts_spiel.nfsp import exploitability, mcts  # noqa: E402
+from smmcts_spiel.nfsp import exploitability, mcts, networks  # noqa: E402
 from smmcts_spiel.nfsp.buffers import ReplayBuffer, ReservoirBuffer  # noqa: E402
 from smmcts_spiel.nfsp.mc_nfsp import MCNFSP, Config  # noqa: E402
 from smmcts_spiel.nfsp.networks import (  # noqa: E402
-    NumpyMLP,
+    NumpyNet,
     PolicyNet,
     PolicyValueNet,
     legal_probabilities,
@@ -74,13 +74,16 @@ def test_reservoir_keeps_a_uniform_sample(batch):
     assert abs(frequency[100:].mean() - 0.1) < 0.01
 
 
-@pytest.mark.parametrize("net, heads", [(PolicyNet((16, 8), 5), 1),
-                                        (PolicyValueNet((16,), 5), 2)])
+@pytest.mark.parametrize("net, heads", [
+    (PolicyNet((16, 8), 5), 1), (PolicyValueNet((16,), 5), 2),
+    (PolicyNet((16,), 5, board=(3, 4, 4), dropout=0.5), 1),  # the paper's, dropout off here
+    (PolicyValueNet((16, 8), 5, board=(2, 6, 4), dropout=0.3), 2)])
 def test_numpy_forward_pass_equals_flax(net, heads):
-    x = np.random.default_rng(0).normal(size=(7, 12)).astype(np.float32)
+    width = 12 if net.board is None else int(np.prod(net.board))
+    x = np.random.default_rng(0).normal(size=(7, width)).astype(np.float32)
     params = net.init(jax.random.PRNGKey(1), x)
     theirs = net.apply(params, x)
-    mine = NumpyMLP(params, heads)
+    mine = NumpyNet(params, heads, net.board)
     if heads == 2:
         logits, value = mine.logits_and_value(x)
         np.testing.assert_allclose(value, theirs[1], rtol=1e-5, atol=1e-6)
@@ -93,6 +96,65 @@ def test_numpy_forward_pass_equals_flax(net, heads):
     mask[0, legal] = 1
     np.testing.assert_allclose(legal_probabilities(logits[0], legal),
                                masked_probabilities(theirs[:1], mask)[0, legal], rtol=1e-5)
+
+
+@pytest.mark.parametrize("size", [4, 6, 8])
+def test_the_conv_network_has_the_papers_shape(size):
+    """Two relu convolutions down to 2 x 2 x 30, the paper's 120-wide flatten, then the
+    fully connected layers and the heads (Sec. 3.3.1)."""
+    game = pyspiel.load_game(f"smmcts_othello(board_size={size})")
+    net = networks.make(Config(game=str(game), network="conv", hidden=(64, 32), dropout=0.3),
+                        game, value_head=True)
+    x = np.zeros((5, game.observation_tensor_size()), np.float32)
+    shapes = jax.tree_util.tree_map(np.shape, net.init(jax.random.PRNGKey(0), x))["params"]
+    k = size // 2
+    assert shapes == {"Conv_0": {"kernel": (k, k, 3, 32), "bias": (32,)},
+                      "Conv_1": {"kernel": (k, k, 32, 30), "bias": (30,)},
+                      "Dense_0": {"kernel": (120, 64), "bias": (64,)},
+                      "Dense_1": {"kernel": (64, 32), "bias": (32,)},
+                      "Dense_2": {"kernel": (32, size * size + 1), "bias": (size * size + 1,)},
+                      "Dense_3": {"kernel": (32, 1), "bias": (1,)}}
+    logits, value = net.apply(net.init(jax.random.PRNGKey(0), x), x)
+    assert logits.shape == (5, size * size + 1) and value.shape == (5,)
+
+
+def test_dropout_acts_in_training_only():
+    """Evaluation (the default) is deterministic and equal to the numpy copy; training with
+    a dropout key changes the outputs, differently for another key, the same for the same."""
+    net = PolicyValueNet((64,), 17, board=(3, 4, 4), dropout=0.3)
+    x = np.random.default_rng(2).random((6, 48)).astype(np.float32)
+    params = net.init(jax.random.PRNGKey(0), x)
+    evaluated = net.apply(params, x)[0]
+    np.testing.assert_array_equal(evaluated, net.apply(params, x)[0])
+    np.testing.assert_allclose(NumpyNet(params, 2, net.board).logits(x), evaluated,
+                               rtol=1e-5, atol=1e-6)
+
+    def trained(seed):
+        return net.apply(params, x, train=True, rngs={"dropout": jax.random.PRNGKey(seed)})[0]
+
+    assert not np.allclose(trained(1), evaluated)
+    assert not np.allclose(trained(1), trained(2))
+    np.testing.assert_array_equal(trained(1), trained(1))
+    # The exploitability evaluation asks the average network through NetworkPolicy.
+    run = MCNFSP(Config(network="conv", dropout=0.5, hidden=(16,)))
+    policy = run.average_policy()
+    state = run.game.new_initial_state()
+    assert policy.action_probabilities(state) == run.average_policy().action_probabilities(state)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"network": "resnet"}, "network must be one of mlp, conv"),
+    ({"dropout": 1.0}, r"dropout must be in \[0, 1\)"),
+    ({"dropout": -0.1}, "dropout")])
+def test_a_bad_network_is_refused(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        Config(**kwargs)
+
+
+@pytest.mark.parametrize("game", ["leduc_poker", "tic_tac_toe"])
+def test_the_conv_network_needs_a_board(game):
+    with pytest.raises(ValueError, match=f"network='conv' needs a board.*{game}.*network='mlp'"):
+        MCNFSP(Config(game=game, network="conv"))
 
 
 class _Uniform:
@@ -194,21 +256,22 @@ def _small_config(**kwargs):
     return Config(hidden=(16,), num_simulations=4, batch_size=8, eta=0.5, **kwargs)
 
 
-@pytest.mark.parametrize("game", [OTHELLO, "leduc_poker"])
-def test_training_is_seeded_and_resumes_exactly(game, tmp_path):
+@pytest.mark.parametrize("game, network", [(OTHELLO, {}), ("leduc_poker", {}),
+                                           (OTHELLO, {"network": "conv", "dropout": 0.3})])
+def test_training_is_seeded_and_resumes_exactly(game, network, tmp_path):
     def episodes(run, n):
         for _ in range(n):
             run.play_episode()
             run.learn()
 
-    a = MCNFSP(_small_config(game=game, seed=3))
+    a = MCNFSP(_small_config(game=game, seed=3, **network))
     episodes(a, 4)
     a.save(tmp_path / "run.npz")
     episodes(a, 4)
     b = MCNFSP.load(tmp_path / "run.npz")
     assert b.episodes == 4
     episodes(b, 4)
-    c = MCNFSP(_small_config(game=game, seed=3))
+    c = MCNFSP(_small_config(game=game, seed=3, **network))
     episodes(c, 8)
     assert b.episodes == 8 and len(b.reservoir) == len(a.reservoir) > 0 and len(a.replay) > 0
     for run in (b, c):

@@ -20,11 +20,11 @@ OTHELLO = "smmcts_othello"
 PAPER = {
     ("mc_nfsp", OTHELLO): dict(replay_capacity=4_000_000, reservoir_capacity=400_000,
                                br_learning_rate=0.01, avg_learning_rate=0.005,
-                               learn_every=100),  # Sec. 3.3.1
+                               learn_every=100, network="conv", dropout=0.3),  # Sec. 3.3.1
     ("nfsp", OTHELLO): dict(replay_capacity=4_000_000, reservoir_capacity=400_000,
                             batch_size=256, learn_every=256, rl_learning_rate=0.01,
                             sl_learning_rate=0.005, target_update_every=300, epsilons=(0.6,),
-                            epsilon_decay=1.0),  # Sec. 3.3.2
+                            epsilon_decay=1.0, network="conv", dropout=0.3),  # Sec. 3.3.2
     ("nfsp", "leduc_poker"): dict(replay_capacity=200_000, reservoir_capacity=2_000_000,
                                   batch_size=128, learn_every=128, rl_learning_rate=0.01,
                                   sl_learning_rate=0.005, target_update_every=300,

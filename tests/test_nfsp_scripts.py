@@ -1,6 +1,7 @@
 """scripts/nfsp_othello.py, nfsp_poker.py and bench_nfsp.py: usage errors, where they write,
 and one line (no traceback) when the nfsp extra is missing."""
 
+import csv
 import hashlib
 import importlib.util
 import json
@@ -24,8 +25,13 @@ def _run(script, *flags, env=None, cwd=None):
 
 @needs_nfsp
 @pytest.mark.parametrize("script, flags, message", [
-    ("nfsp_othello.py", ["--algorithms=dqn"], "use mc_nfsp, nfsp, own_nfsp"),
+    ("nfsp_othello.py", ["--algorithms=dqn"], "use mc_nfsp, own_nfsp, nfsp"),
     ("nfsp_othello.py", ["--game=kuhn_poker"], "perfect information"),
+    ("nfsp_othello.py", ["--seeds=0,x"], "--seeds: distinct non-negative integers"),
+    ("nfsp_othello.py", ["--seeds=1,1"], "--seeds: distinct non-negative integers"),
+    ("nfsp_othello.py", ["--game=smmcts_othello(returns_type=win_loss)",
+                         "--returns_type=disc_difference"], "give one of them"),
+    ("nfsp_othello.py", ["--resume", "--algorithms=mc_nfsp,nfsp"], "not checkpointed"),
     ("nfsp_poker.py", ["--algorithms=cfr"], "use anfsp, own_nfsp, mc_nfsp, openspiel_nfsp"),
     ("nfsp_poker.py", ["--game=matrix_pd"], "zero-sum"),
     ("nfsp_poker.py", ["--resume"], "not checkpointed"),
@@ -50,8 +56,8 @@ def _published():
 
 @needs_nfsp
 @pytest.mark.parametrize("script, flags", [
-    ("nfsp_othello.py", [f"--out={ROOT / 'docs/figures/nfsp_othello'}"]),
-    pytest.param("nfsp_othello.py", [f"--checkpoint={ROOT / 'docs/figures/run.npz'}"],
+    ("nfsp_othello.py", [f"--out={ROOT / 'docs/figures/mc_nfsp_othello_win_loss'}"]),
+    pytest.param("nfsp_othello.py", [f"--checkpoint_dir={ROOT / 'docs/figures'}"],
                  marks=pytest.mark.slow),
     pytest.param("nfsp_poker.py", [f"--out={ROOT / 'docs/figures/anfsp_kuhn_poker'}"],
                  marks=pytest.mark.slow),
@@ -70,18 +76,43 @@ def test_committed_results_are_written_only_with_publish(script, flags):
 
 @needs_nfsp
 @pytest.mark.slow
-def test_a_quick_run_writes_under_results(tmp_path):
-    """Without --out, a run writes results/nfsp/... of the current folder, not docs/."""
+def test_a_quick_run_writes_under_results_and_resumes_per_seed(tmp_path):
+    """Without --out, a run writes results/nfsp/... of the current folder, not docs/; the
+    same command with --resume and more seeds continues each (algorithm, seed) from its
+    checkpoint, drops a row measured after the last checkpoint and adds the new seeds."""
     before = _published()
-    proc = _run("nfsp_othello.py", "--budget=1", "--eval_every=1", "--algorithms=mc_nfsp",
-                "--preset=paper", cwd=tmp_path)
+    flags = ["--eval_every=1", "--algorithms=mc_nfsp", "--preset=paper"]
+    proc = _run("nfsp_othello.py", "--budget=1", *flags, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    params = json.loads((tmp_path / "results" / "nfsp" / "nfsp_othello.json").read_text())
-    assert params["preset"] == "paper" and "learn_every=100" in params["configs"]["mc_nfsp"]
+    results = tmp_path / "results" / "nfsp"
+    name = "mc_nfsp_othello_win_loss"  # win/loss returns: the script's (and game's) default
+    params = json.loads((results / f"{name}.json").read_text())["invocations"][0]
+    config = params["configs"]["mc_nfsp, seed 0"]
+    assert params["preset"] == "paper" and "learn_every=100" in config
+    assert "network='conv'" in config and "returns_type=win_loss" in params["game_played"]
     assert _published() == before
-    written = {p.name for p in (tmp_path / "results" / "nfsp").iterdir()}
-    assert {"nfsp_othello.csv", "nfsp_othello.png", "nfsp_othello.json",
-            "nfsp_othello_mc_nfsp.npz"} <= written
+    assert {f"{name}.csv", f"{name}.png", f"{name}.json", f"{name}_mc_nfsp_seed0.npz"} <= {
+        p.name for p in results.iterdir()}
+    first = _csv_rows(results / f"{name}.csv")
+    assert [(r["algorithm"], r["seed"]) for r in first] == [("mc_nfsp", "0")]
+    with open(results / f"{name}.csv", "a") as f:  # as if killed before the checkpoint
+        f.write("mc_nfsp,0,99.0,1.0,7,0.0,1.5,1.5\n")
+    proc = _run("nfsp_othello.py", "--budget=2", "--seeds=0,1", "--resume", *flags,
+                cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    rows = _csv_rows(results / f"{name}.csv")
+    assert rows[0] == first[0] and "99.0" not in {r["train_seconds"] for r in rows}
+    seed0 = [r for r in rows if r["seed"] == "0"]
+    assert len(seed0) >= 2 and float(seed0[-1]["train_seconds"]) >= 2
+    assert int(seed0[1]["episodes"]) > int(first[0]["episodes"])  # resumed, not restarted
+    seed1 = rows[len(seed0):]
+    assert {r["seed"] for r in seed1} == {"1"} and float(seed1[-1]["train_seconds"]) >= 2
+    assert "mean, 95% t interval" in proc.stdout and "mc_nfsp" in proc.stdout
+
+
+def _csv_rows(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
 
 
 @pytest.fixture

@@ -32,9 +32,9 @@ import optax
 import pyspiel
 
 from smmcts_spiel import checks
-from smmcts_spiel.nfsp import checkpoints
+from smmcts_spiel.nfsp import checkpoints, networks
 from smmcts_spiel.nfsp.buffers import ReplayBuffer, ReservoirBuffer
-from smmcts_spiel.nfsp.networks import NumpyMLP, PolicyNet, legal_mask, legal_probabilities
+from smmcts_spiel.nfsp.networks import NumpyNet, legal_mask, legal_probabilities
 from smmcts_spiel.nfsp.policy import NetworkPolicy, tensor_reader, tensor_size
 from smmcts_spiel.search.selectors import sample_index
 
@@ -44,7 +44,9 @@ class ANFSPConfig:
     """ANFSP's parameters; the learning ones are OpenSpiel's kuhn_nfsp.py defaults."""
 
     game: str = "kuhn_poker"
-    hidden: tuple[int, ...] = (128,)
+    hidden: tuple[int, ...] = (128,)  # widths of the fully connected hidden layers
+    network: str = "mlp"  # or "conv", the paper's (smmcts_spiel.nfsp.networks)
+    dropout: float = 0.0  # after every fully connected hidden layer, in training only
     num_actors: int = 2
     eta: float = 0.1
     epsilons: tuple[float, ...] = (0.06, 0.12, 0.24, 0.48)
@@ -63,6 +65,7 @@ class ANFSPConfig:
 
     def __post_init__(self):
         checks.check_count(self.num_actors, "num_actors", 0)
+        networks.check_network(self.network, self.dropout)
         if not 0.0 < self.eta <= 1.0:
             raise ValueError(f"eta must be in (0, 1], got {checks.shown(self.eta)!r}")
         if not self.epsilons or not all(0.0 <= e <= 1.0 for e in self.epsilons):
@@ -80,16 +83,18 @@ class _Acting:
         self.game = pyspiel.load_game(config.game)
         self.num_actions = self.game.num_distinct_actions()
         self.tensor = tensor_reader(self.game)
-        self.q_net = PolicyNet(config.hidden, self.num_actions)
-        self.avg_net = PolicyNet(config.hidden, self.num_actions)
+        self.board = networks.board_shape(self.game, config.network)
+        self.q_net = networks.make(config, self.game, value_head=False)
+        self.avg_net = networks.make(config, self.game, value_head=False)
         self.rng = np.random.default_rng(seed)
         # numpy copies of the parameters, set by ``set_params``
-        self.q: NumpyMLP | None = None
-        self.avg: NumpyMLP | None = None
+        self.q: NumpyNet | None = None
+        self.avg: NumpyNet | None = None
 
     def set_params(self, q_params, avg_params) -> None:
         """Play with these parameters from now on."""
-        self.q, self.avg = NumpyMLP(q_params), NumpyMLP(avg_params)
+        self.q, self.avg = (NumpyNet(q_params, board=self.board),
+                            NumpyNet(avg_params, board=self.board))
 
     def play_episode(self, epsilon: float) -> tuple[list, list]:
         """One self-play episode: its RL transitions and SL samples (lists of tuples)."""
@@ -232,31 +237,37 @@ class ANFSP:
         self.acting.set_params(self.q_params, self.avg_params)
 
     def _compile(self) -> None:
-        q_net, avg_net = self.acting.q_net, self.acting.avg_net
+        q_net, avg_net, seed = self.acting.q_net, self.acting.avg_net, self.config.seed
 
-        def q_values(params, x) -> jax.Array:  # flax types apply's result with mutable state
-            return cast(jax.Array, q_net.apply(params, x))
+        def q_values(params, x, key=None) -> jax.Array:
+            """Q-values; with dropout given ``key``, without for the target network."""
+            train: dict = {} if key is None else {"train": True, "rngs": {"dropout": key}}
+            return cast(jax.Array, q_net.apply(params, x, **train))  # flax's type: a tuple
 
-        def q_loss(params, target_params, x, action, reward, nx, nmask, done):
-            q = jnp.take_along_axis(q_values(params, x), action[:, None], axis=-1)[:, 0]
+        def q_loss(params, key, target_params, x, action, reward, nx, nmask, done):
+            q = jnp.take_along_axis(q_values(params, x, key), action[:, None], axis=-1)[:, 0]
             next_q = jnp.where(nmask > 0, q_values(target_params, nx), -jnp.inf).max(-1)
             target = reward + jnp.where(done > 0, 0.0, next_q)
             return jnp.mean((q - jax.lax.stop_gradient(target)) ** 2)
 
-        def avg_loss(params, x, mask, action):
-            logits = cast(jax.Array, avg_net.apply(params, x))
+        def avg_loss(params, key, x, mask, action):
+            logits = cast(jax.Array, avg_net.apply(params, x, train=True,
+                                                   rngs={"dropout": key}))
             logp = jax.nn.log_softmax(jnp.where(mask > 0, logits, -1e9))
             return -jnp.mean(jnp.take_along_axis(logp, action[:, None], axis=-1))
 
+        # Dropout masks (if any) from the seed and the step count: a stream per network.
         @jax.jit
-        def q_update(params, opt_state, target_params, *batch):
-            grads = jax.grad(q_loss)(params, target_params, *batch)
+        def q_update(params, opt_state, step, target_params, *batch):
+            key = networks.dropout_keys(seed, step, 2)[0]
+            grads = jax.grad(q_loss)(params, key, target_params, *batch)
             updates, opt_state = self.q_opt.update(grads, opt_state, params)
             return optax.apply_updates(params, updates), opt_state
 
         @jax.jit
-        def avg_update(params, opt_state, *batch):
-            grads = jax.grad(avg_loss)(params, *batch)
+        def avg_update(params, opt_state, step, *batch):
+            key = networks.dropout_keys(seed, step, 2)[1]
+            grads = jax.grad(avg_loss)(params, key, *batch)
             updates, opt_state = self.avg_opt.update(grads, opt_state, params)
             return optax.apply_updates(params, updates), opt_state
 
@@ -331,15 +342,16 @@ class ANFSP:
         """One gradient step of each network once its memory holds enough data; True if
         a network changed."""
         cfg = self.config
-        changed = False
+        changed, step = False, np.uint32(self.steps)
         if len(self.replay) >= cfg.min_buffer_size_to_learn:
             self.q_params, self.q_opt_state = self._q_update(
-                self.q_params, self.q_opt_state, self.target_params,
+                self.q_params, self.q_opt_state, step, self.target_params,
                 *self.replay.sample(cfg.batch_size))
             changed = True
         if len(self.reservoir) >= cfg.min_buffer_size_to_learn:
             self.avg_params, self.avg_opt_state = self._avg_update(
-                self.avg_params, self.avg_opt_state, *self.reservoir.sample(cfg.batch_size))
+                self.avg_params, self.avg_opt_state, step,
+                *self.reservoir.sample(cfg.batch_size))
             changed = True
         self.steps += 1
         if self.steps % cfg.target_update_every == 0:
@@ -420,16 +432,19 @@ class ANFSP:
             "memories": memories, "rng": checkpoints.rng_state(self.rng)}, arrays)
 
     @classmethod
-    def load(cls, path, game: str | pyspiel.Game | None = None) -> ANFSP:
+    def load(cls, path, game: str | pyspiel.Game | None = None,
+             network: ANFSPConfig | None = None) -> ANFSP:
         """The learner saved at ``path``; with ``game``, refuses a run trained on another
-        game. Raises :class:`~smmcts_spiel.nfsp.checkpoints.CheckpointError` for a file that
-        is not a checkpoint of an ANFSP run or does not fit its own configuration."""
+        game, with ``network`` (a configuration) one whose network is not ``network``'s.
+        Raises :class:`~smmcts_spiel.nfsp.checkpoints.CheckpointError` for a file that is
+        not a checkpoint of an ANFSP run or does not fit its own configuration."""
         source = os.fspath(path)
         meta, arrays = checkpoints.load(path, "anfsp")
         config = checkpoints.config_from_json(ANFSPConfig, meta.get("config"), source)
         trained = checkpoints.check_game(config.game, game, source)
+        checkpoints.check_network(config, network, source)
         trees = checkpoints.restore_trees(lambda: _initial_trees(config, trained), _TREES,
-                                          arrays, source)
+                                          arrays, source, networks.describe(config))
         counts = checkpoints.counters(meta, cls._COUNTERS, source)
         run = cls(config)
         memories = meta.get("memories")
@@ -454,11 +469,10 @@ def _optimisers(config: ANFSPConfig) -> tuple:
 
 def _initial_trees(config: ANFSPConfig, game: pyspiel.Game) -> dict:
     """The networks' initial parameters (target = Q) and their optimisers' states."""
-    n = game.num_distinct_actions()
     x = jnp.zeros((1, tensor_size(game)))
     kq, ka = jax.random.split(jax.random.PRNGKey(config.seed))
-    q_params = PolicyNet(config.hidden, n).init(kq, x)
-    avg_params = PolicyNet(config.hidden, n).init(ka, x)
+    q_params = networks.make(config, game, value_head=False).init(kq, x)
+    avg_params = networks.make(config, game, value_head=False).init(ka, x)
     q_opt, avg_opt = _optimisers(config)
     return dict(zip(_TREES, (q_params, q_params, avg_params, q_opt.init(q_params),
                              avg_opt.init(avg_params))))

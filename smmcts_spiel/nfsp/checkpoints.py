@@ -29,6 +29,8 @@ import jax
 import numpy as np
 import pyspiel
 
+from smmcts_spiel.nfsp import networks
+
 FORMAT = "smmcts_spiel.nfsp checkpoint"
 VERSION = 1
 #: The kinds of run a checkpoint holds (``MCNFSP``, ``ANFSP``).
@@ -125,38 +127,55 @@ def flatten(tree, prefix: str) -> dict[str, np.ndarray]:
     return {_name(prefix, path): np.asarray(leaf) for path, leaf in leaves}
 
 
-def restore(template, arrays: Mapping[str, np.ndarray], prefix: str, source: str):
+def restore(template, arrays: Mapping[str, np.ndarray], prefix: str, source: str,
+            built: str = ""):
     """``template`` (a pytree the run's configuration built) with its leaves read from
     ``arrays``: every leaf must be there with the template's shape and dtype, and no other
-    array under ``prefix`` may be (else the checkpoint is of another network)."""
+    array under ``prefix`` may be (else the checkpoint is of another network). ``built``
+    names that network in the messages."""
     leaves, treedef = jax.tree_util.tree_flatten_with_path(template)
     names = [_name(prefix, path) for path, _ in leaves]
     extra = sorted(k for k in arrays if k.startswith(prefix + "/") and k not in set(names))
     missing = [n for n in names if n not in arrays]
+    network = f"the network its configuration builds{', ' + built if built else ''}"
     if missing or extra:
         raise CheckpointError(
-            f"checkpoint {source}: {prefix} is not the network its configuration builds "
-            f"(missing {missing[:3]}, unexpected {extra[:3]})")
+            f"checkpoint {source}: {prefix} is not {network} (missing {missing[:3]}, "
+            f"unexpected {extra[:3]})")
     restored = []
     for name, (_, leaf) in zip(names, leaves):
         got = arrays[name]
         if got.shape != tuple(leaf.shape) or got.dtype != leaf.dtype:
             raise CheckpointError(
-                f"checkpoint {source}: {name} has shape {got.shape} ({got.dtype}), but the "
-                f"network its configuration builds has {tuple(leaf.shape)} ({leaf.dtype})")
+                f"checkpoint {source}: {name} has shape {got.shape} ({got.dtype}), but "
+                f"{network}, has {tuple(leaf.shape)} ({leaf.dtype})")
         restored.append(got)
     return jax.tree_util.tree_unflatten(treedef, restored)
 
 
 def restore_trees(initial: Callable[[], dict], names: tuple[str, ...],
-                  arrays: Mapping[str, np.ndarray], source: str) -> dict:
+                  arrays: Mapping[str, np.ndarray], source: str, built: str = "") -> dict:
     """The pytrees ``initial()`` would build (``{name: tree}``: parameters, optimiser
     states), read from ``arrays`` instead, checked in the order of ``names``. ``initial``
     runs abstractly (``jax.eval_shape``): nothing is allocated for a configuration before the
     file's arrays are known to fit it, so a configuration edited to ask for huge networks
     costs nothing."""
     shapes = jax.eval_shape(initial)
-    return {name: restore(shapes[name], arrays, name, source) for name in names}
+    return {name: restore(shapes[name], arrays, name, source, built) for name in names}
+
+
+#: The fields of a configuration that make its network's shape.
+NETWORK_FIELDS = ("network", "hidden", "dropout")
+
+
+def check_network(saved, expected, source: str) -> None:
+    """Refuse a checkpoint whose configuration ``saved`` has another network than the
+    configuration ``expected`` (None accepts any), naming both."""
+    if expected is not None and any(getattr(saved, k) != getattr(expected, k)
+                                    for k in NETWORK_FIELDS):
+        raise CheckpointError(
+            f"checkpoint {source} holds a network {networks.describe(saved)}, not the "
+            f"{networks.describe(expected)} asked for")
 
 
 def check_game(saved: str, expected, source: str) -> pyspiel.Game:

@@ -12,7 +12,7 @@ replay memory, completed with the episode's outcome ``z`` for the mover, and ``(
 in the reservoir. Every ``learn_every`` episodes the best-response
 network is fitted to ``(pi, z)`` (cross-entropy + squared error) and the average network
 to the reservoir's actions (cross-entropy). Both players share both networks. Acting and
-searching use numpy copies of the networks (:class:`~smmcts_spiel.nfsp.networks.NumpyMLP`,
+searching use numpy copies of the networks (:class:`~smmcts_spiel.nfsp.networks.NumpyNet`,
 refreshed after every training step; in a game with information states the answers are
 kept per information state until then), JAX does the learning.
 
@@ -36,15 +36,9 @@ import optax
 import pyspiel
 
 from smmcts_spiel import checks
-from smmcts_spiel.nfsp import checkpoints, mcts
+from smmcts_spiel.nfsp import checkpoints, mcts, networks
 from smmcts_spiel.nfsp.buffers import ReplayBuffer, ReservoirBuffer
-from smmcts_spiel.nfsp.networks import (
-    NumpyMLP,
-    PolicyNet,
-    PolicyValueNet,
-    legal_mask,
-    legal_probabilities,
-)
+from smmcts_spiel.nfsp.networks import NumpyNet, legal_mask, legal_probabilities
 from smmcts_spiel.nfsp.policy import NetworkPolicy, tensor_reader, tensor_size
 from smmcts_spiel.search.selectors import sample_index
 
@@ -54,7 +48,9 @@ class Config:
     """MC-NFSP's parameters (defaults sized for 4 x 4 Othello on a laptop core)."""
 
     game: str = "smmcts_othello"
-    hidden: tuple[int, ...] = (128, 128)
+    hidden: tuple[int, ...] = (128, 128)  # widths of the fully connected hidden layers
+    network: str = "mlp"  # or "conv", the paper's (smmcts_spiel.nfsp.networks)
+    dropout: float = 0.0  # after every fully connected hidden layer, in training only
     eta: float = 0.1  # probability of playing the best response in an episode
     num_simulations: int = 32
     c_puct: float = 1.5
@@ -69,6 +65,7 @@ class Config:
     def __post_init__(self):
         if not 0.0 < self.eta <= 1.0:
             raise ValueError(f"eta must be in (0, 1], got {checks.shown(self.eta)!r}")
+        networks.check_network(self.network, self.dropout)
         checks.check_count(self.num_simulations, "num_simulations", 1)
         checks.check_count(self.batch_size, "batch_size", 1)
         checks.check_count(self.learn_every, "learn_every", 1)
@@ -105,9 +102,10 @@ class MCNFSP:
                              f"imperfect information; {game_type.short_name!r} has none")
         self.scale = mcts.utility_scale(self.game)
         self._tensor = tensor_reader(self.game)
-        n = self.num_actions = self.game.num_distinct_actions()
+        self.num_actions = self.game.num_distinct_actions()
         self.rng = np.random.default_rng(config.seed)
-        self.br_net, self.avg_net, self.br_opt, self.avg_opt = _model(config, n)
+        self.board = networks.board_shape(self.game, config.network)
+        self.br_net, self.avg_net, self.br_opt, self.avg_opt = _model(config, self.game)
         for name, tree in _initial_trees(config, self.game).items():
             setattr(self, name, tree)
         self.replay = ReplayBuffer(config.replay_capacity, self.rng)
@@ -121,33 +119,36 @@ class MCNFSP:
     # -- networks -----------------------------------------------------------------------
 
     def _compile(self) -> None:
-        br_net, avg_net = self.br_net, self.avg_net
+        br_net, avg_net, seed = self.br_net, self.avg_net, self.config.seed
 
-        def br_loss(params, x, mask, pi, z):
-            logits, value = cast(tuple[jax.Array, jax.Array], br_net.apply(params, x))
+        def br_loss(params, key, x, mask, pi, z):
+            logits, value = cast(tuple[jax.Array, jax.Array], br_net.apply(
+                params, x, train=True, rngs={"dropout": key}))
             logp = jax.nn.log_softmax(jnp.where(mask > 0, logits, -1e9))
             return jnp.mean((value - z) ** 2) - jnp.mean(jnp.sum(pi * logp, axis=-1))
 
-        def avg_loss(params, x, mask, action):
-            logits = cast(jax.Array, avg_net.apply(params, x))
+        def avg_loss(params, key, x, mask, action):
+            logits = cast(jax.Array, avg_net.apply(params, x, train=True,
+                                                   rngs={"dropout": key}))
             logp = jax.nn.log_softmax(jnp.where(mask > 0, logits, -1e9))
             return -jnp.mean(jnp.take_along_axis(logp, action[:, None], axis=-1))
 
-        def step(opt, loss):
+        def step(opt, loss, stream):
             @jax.jit
-            def update(params, opt_state, *batch):
-                value, grads = jax.value_and_grad(loss)(params, *batch)
+            def update(params, opt_state, step, *batch):
+                key = networks.dropout_keys(seed, step, 2)[stream]
+                value, grads = jax.value_and_grad(loss)(params, key, *batch)
                 updates, opt_state = opt.update(grads, opt_state, params)
                 return optax.apply_updates(params, updates), opt_state, value
             return update
 
-        self._br_update = step(self.br_opt, br_loss)
-        self._avg_update = step(self.avg_opt, avg_loss)
+        self._br_update = step(self.br_opt, br_loss, 0)
+        self._avg_update = step(self.avg_opt, avg_loss, 1)
 
     def _refresh(self) -> None:
         """Numpy copies of the current parameters for acting; forget the old answers."""
-        self._br = NumpyMLP(self.br_params, heads=2)
-        self._avg = NumpyMLP(self.avg_params)
+        self._br = NumpyNet(self.br_params, heads=2, board=self.board)
+        self._avg = NumpyNet(self.avg_params, board=self.board)
         self._answers: dict = {}
 
     def _key(self, state: pyspiel.State, net: str):
@@ -231,14 +232,15 @@ class MCNFSP:
         self.episodes += 1
 
     def learn(self) -> None:
-        """One gradient step on each network whose memory has data."""
-        b = self.config.batch_size
+        """One gradient step on each network whose memory has data (dropout masks drawn
+        from the seed and the number of episodes played: one step per episode at most)."""
+        b, step = self.config.batch_size, np.uint32(self.episodes)
         if len(self.replay):
             self.br_params, self.br_opt_state, _ = self._br_update(
-                self.br_params, self.br_opt_state, *self.replay.sample(b))
+                self.br_params, self.br_opt_state, step, *self.replay.sample(b))
         if len(self.reservoir):
             self.avg_params, self.avg_opt_state, _ = self._avg_update(
-                self.avg_params, self.avg_opt_state, *self.reservoir.sample(b))
+                self.avg_params, self.avg_opt_state, step, *self.reservoir.sample(b))
         if len(self.replay) or len(self.reservoir):
             self._refresh()
 
@@ -280,17 +282,20 @@ class MCNFSP:
             "memories": memories, "rng": checkpoints.rng_state(self.rng)}, arrays)
 
     @classmethod
-    def load(cls, path, game: str | pyspiel.Game | None = None) -> MCNFSP:
+    def load(cls, path, game: str | pyspiel.Game | None = None,
+             network: Config | None = None) -> MCNFSP:
         """The run saved at ``path``, ready to continue; with ``game``, refuses a run
-        trained on another game (or board size). Raises
+        trained on another game (or board size), with ``network`` (a configuration) one
+        whose network is not ``network``'s. Raises
         :class:`~smmcts_spiel.nfsp.checkpoints.CheckpointError` for a file that is not a
         checkpoint of an MC-NFSP run or does not fit its own configuration."""
         source = os.fspath(path)
         meta, arrays = checkpoints.load(path, "mc_nfsp")
         config = checkpoints.config_from_json(Config, meta.get("config"), source)
         trained = checkpoints.check_game(config.game, game, source)
+        checkpoints.check_network(config, network, source)
         trees = checkpoints.restore_trees(lambda: _initial_trees(config, trained), _TREES,
-                                          arrays, source)
+                                          arrays, source, networks.describe(config))
         counts = checkpoints.counters(meta, cls._COUNTERS, source)
         run = cls(config)
         memories = meta.get("memories")
@@ -309,15 +314,16 @@ class MCNFSP:
 _TREES = ("br_params", "avg_params", "br_opt_state", "avg_opt_state")
 
 
-def _model(config: Config, num_actions: int) -> tuple:
+def _model(config: Config, game: pyspiel.Game) -> tuple:
     """The best-response and average networks and their optimisers."""
-    return (PolicyValueNet(config.hidden, num_actions), PolicyNet(config.hidden, num_actions),
+    return (networks.make(config, game, value_head=True),
+            networks.make(config, game, value_head=False),
             optax.adam(config.br_learning_rate), optax.adam(config.avg_learning_rate))
 
 
 def _initial_trees(config: Config, game: pyspiel.Game) -> dict:
     """The networks' initial parameters and their optimisers' states (``_TREES``)."""
-    br_net, avg_net, br_opt, avg_opt = _model(config, game.num_distinct_actions())
+    br_net, avg_net, br_opt, avg_opt = _model(config, game)
     x = jnp.zeros((1, tensor_size(game)))
     k1, k2 = jax.random.split(jax.random.PRNGKey(config.seed))
     br_params, avg_params = br_net.init(k1, x), avg_net.init(k2, x)

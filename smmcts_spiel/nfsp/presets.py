@@ -5,9 +5,11 @@
 section: MC-NFSP and NFSP on Othello (Sec. 3.3.1, 3.3.2), ANFSP and NFSP on Leduc Hold'em
 (Sec. 4.2.1, 4.2.2). Where the paper gives no value (or its text lost it: the anticipatory
 parameters, ANFSP's set of exploration rates, MC-NFSP's batch size and simulations) the
-tuned value stays, and the comment says so. What our code cannot yet express is said too:
-the paper's convolutional networks (issue 25 item 3), its asynchronous actor-learners
-(item 6: our ANFSP's actors send experience to one learner).
+tuned value stays, and the comment says so. On Othello the networks are the paper's
+convolutional ones (``network="conv"``, :mod:`smmcts_spiel.nfsp.networks`, with the shapes
+the text lost chosen there). What our code cannot yet express is said too: its
+asynchronous actor-learners (issue 25 item 6: our ANFSP's actors send experience to one
+learner).
 
 ``tuned``: the settings our published measurements ran with (``docs/mc_nfsp.md``).
 
@@ -38,6 +40,17 @@ def _othello(game: str) -> bool:
     return pyspiel.load_game(game).get_type().short_name == "smmcts_othello"
 
 
+#: The paper's Othello networks (Sec. 3.1: "relu activation is used in convolution layers;
+#: dropout used in fully connection layers"; Sec. 3.3.1: "two convolutional layers and a
+#: flatten layer. Then, the resultant 120 dimensional vector is passed through many fully
+#: connected layers"; Sec. 3.3.2: NFSP's network "is the same with MC-NFSP's except the
+#: output"). The dropout rate is not given: 0.3, that of the widely used AlphaZero Othello
+#: network of alpha-zero-general, whose shape (convolutions, flatten, fully connected
+#: layers with dropout, Adam) the paper's resembles. The fully connected widths are not
+#: given either: the tuned (128, 128) stay.
+_PAPER_OTHELLO_NETWORK = dict(network="conv", dropout=0.3)
+
+
 def mc_nfsp(preset: str, game: str = "smmcts_othello", **fields) -> Config:
     """MC-NFSP's configuration (Sec. 3.3.1 on Othello; the paper runs it on nothing else)."""
     fields = _check(preset, fields)
@@ -57,10 +70,9 @@ def mc_nfsp(preset: str, game: str = "smmcts_othello", **fields) -> Config:
         learn_every=100,
         # Not given: the anticipatory parameter eta (its value is lost from the text), the
         # batch size, the simulations per move and c_puct; the tuned values stay. The
-        # network (Sec. 3.3.1: two convolutional layers, a 120-wide flatten, fully
-        # connected layers with dropout) is not yet an option: the tuned MLP stays. The
         # value head is "the probability of the current player winning": play it with
         # win/loss returns (smmcts_othello's default).
+        **(_PAPER_OTHELLO_NETWORK if _othello(game) else {}),
     )
     return dataclasses.replace(tuned, **{**paper, **fields})
 
@@ -83,7 +95,8 @@ def nfsp(preset: str, game: str = "leduc_poker", **fields) -> ANFSPConfig:
             # Sec. 3.3.2: "The -greedy policy's exploration rate started at 0.6 and decayed
             # to 0, proportionally to the inverse square root of the number of iterations":
             # epsilon = 0.6 / sqrt(1 + episodes).
-            epsilons=(0.6,), epsilon_decay=1.0)
+            epsilons=(0.6,), epsilon_decay=1.0,
+            **_PAPER_OTHELLO_NETWORK)
     else:
         paper = dict(
             # Sec. 4.2.2: "We set the size of memory to 20w and 200w" (200K and 2M).
@@ -102,7 +115,9 @@ def nfsp(preset: str, game: str = "leduc_poker", **fields) -> ANFSPConfig:
         # every 300 training".
         target_update_every=300,
         # Not given: eta (lost from the text) and the memory size before learning starts;
-        # the tuned values stay. The network: see mc_nfsp.
+        # the tuned values stay. The network: the paper's on Othello (above); on Leduc
+        # (Sec. 4.2.2: "the same with ANFSP's", whose input is a vector, Sec. 4.2.1) the
+        # tuned MLP.
     )
     return dataclasses.replace(tuned, **{**paper, **fields})
 

@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import csv
 from collections.abc import Callable
-from typing import Any
 
+import numpy as np
 from tqdm import tqdm
 
-from smmcts_spiel.reports import plots
+from smmcts_spiel.reports import intervals, plots
+from smmcts_spiel.reports.intervals import Interval
 
 FIELDS = ("algorithm", "seed", "train_seconds", "cpu_seconds", "episodes", "e1", "e2",
           "nash_conv")
@@ -57,27 +58,68 @@ def race(learners: dict, budget: float, eval_every: float, evaluate: Callable, c
         progress.close()
 
 
+def read_runs(csv_path: str | list[str]) -> dict[tuple[str, str], list[dict]]:
+    """The rows of one or more race CSVs by (algorithm, seed), in the order measured."""
+    runs: dict[tuple[str, str], list[dict]] = {}
+    for path in [csv_path] if isinstance(csv_path, str) else csv_path:
+        with open(path, newline="") as f:
+            for row in csv.DictReader(f):
+                runs.setdefault((row["algorithm"], row["seed"]), []).append(row)
+    return runs
+
+
+def seed_means(runs: list[list[dict]], column: str) -> tuple[np.ndarray, list[Interval]]:
+    """Over several seeds' runs of one algorithm, at each evaluation point all of them
+    reached (the k-th row of each): the mean training time and the mean of ``column``
+    with its 95% t interval."""
+    points = min(len(run) for run in runs)
+    x = np.array([np.mean([float(run[k]["train_seconds"]) for run in runs])
+                  for k in range(points)])
+    return x, [intervals.mean_interval([float(run[k][column]) for run in runs])
+               for k in range(points)]
+
+
+def summary(csv_path: str | list[str]) -> list[tuple]:
+    """Per algorithm, its seeds' last evaluation: (algorithm, seeds, mean training
+    seconds, mean episodes, mean final NashConv with its 95% t interval)."""
+    by_algorithm: dict[str, list[dict]] = {}
+    for (name, _), run in read_runs(csv_path).items():
+        by_algorithm.setdefault(name, []).append(run[-1])
+    return [(name, len(last), np.mean([float(r["train_seconds"]) for r in last]),
+             np.mean([int(r["episodes"]) for r in last]),
+             intervals.mean_interval([float(r["nash_conv"]) for r in last]))
+            for name, last in by_algorithm.items()]
+
+
 def plot(csv_path: str | list[str], png_path: str, title: str, *, scale: float = 1.0,
          ylabel: str = "NashConv of the average policy", log_y: bool = False,
          anchors: dict[str, float] | None = None, x: str = "train_seconds") -> None:
-    """One curve per algorithm (and seed, if the CSVs hold several): ``scale * nash_conv``
-    against training wall time (or another column, e.g. ``x="episodes"``)."""
-    rows = []
-    for path in [csv_path] if isinstance(csv_path, str) else csv_path:
-        with open(path) as f:
-            rows += list(csv.DictReader(f))
-    seeds = len({r["seed"] for r in rows}) > 1
-    colours: dict[str, Any] = {}  # matplotlib's colour type
+    """One curve per algorithm: ``scale * nash_conv`` against training wall time (or
+    another column, e.g. ``x="episodes"``). An algorithm run with several seeds gets its
+    seeds as thin lines and, against training time, their mean at the evaluation points
+    all reached with a 95% t band (:func:`seed_means`)."""
+    runs = read_runs(csv_path)
     with plots.saved_figure(png_path, (6.4, 4.2)) as fig:
         ax = fig.subplots()
-        for name, seed in dict.fromkeys((r["algorithm"], r["seed"]) for r in rows):
-            mine = [r for r in rows if (r["algorithm"], r["seed"]) == (name, seed)]
-            line, = ax.plot([float(r[x]) for r in mine],
-                            [scale * float(r["nash_conv"]) for r in mine], marker="o",
-                            markersize=3, color=colours.get(name),
-                            linestyle="-" if seed == rows[0]["seed"] else "--",
-                            label=f"{name}, seed {seed}" if seeds else name)
-            colours.setdefault(name, line.get_color())
+        for name in dict.fromkeys(name for name, _ in runs):
+            mine = [run for (other, _), run in runs.items() if other == name]
+            several = len(mine) > 1
+            colour = None
+            for run in mine:
+                line, = ax.plot([float(r[x]) for r in run],
+                                [scale * float(r["nash_conv"]) for r in run], color=colour,
+                                marker="o", markersize=2 if several else 3,
+                                linewidth=0.6 if several else 1.5, alpha=0.4 if several else 1,
+                                label=None if several else name)
+                colour = line.get_color()
+            if several and x == "train_seconds":
+                mean_x, means = seed_means(mine, "nash_conv")
+                plots.curve(ax, mean_x, [scale * m.estimate for m in means],
+                            [scale * m.low for m in means], [scale * m.high for m in means],
+                            label=f"{name}: mean of {len(mine)} seeds, 95% t band",
+                            color=colour, marker="o", markersize=3)
+            elif several:
+                line.set_label(f"{name}: {len(mine)} seeds")
         for label, y in (anchors or {}).items():
             ax.axhline(y, color="grey", linestyle=":", linewidth=1)
             ax.text(0.01, y, label, transform=ax.get_yaxis_transform(), fontsize=7, color="grey",
@@ -88,4 +130,4 @@ def plot(csv_path: str | list[str], png_path: str, title: str, *, scale: float =
                        "cpu_seconds": "CPU time of the learner's processes (s)"}.get(x, x))
         ax.set_ylabel(ylabel)
         ax.set_title(title, fontsize=9)
-        ax.legend()
+        ax.legend(fontsize=8)
