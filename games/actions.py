@@ -38,12 +38,13 @@ def legal_text(state: pyspiel.State) -> str:
 
 def _is_action(action) -> bool:
     integer = isinstance(action, (int, np.integer)) and not isinstance(action, bool)
-    return integer and bool(action >= 0)
+    return integer and bool(0 <= action < 2**63)  # pyspiel's Action is an int64
 
 
 class CheckedActions:
-    """``apply_action`` / ``apply_actions`` that refuse a negative or non-integer action with
-    :class:`IllegalActionError` (naming it and the legal actions) before pyspiel sees it."""
+    """``apply_action`` / ``apply_actions`` that refuse a negative, non-integer or too large
+    (not an int64) action with :class:`IllegalActionError` (naming it and the legal actions)
+    before pyspiel sees it."""
 
     def apply_action(self, action) -> None:
         if not _is_action(action):

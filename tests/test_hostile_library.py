@@ -65,6 +65,22 @@ def test_max_memory_is_checked():
             SMMCTSBot(game, 0, engine="kernel", max_memory=bad)
 
 
+@pytest.mark.parametrize("engine", ["kernel", "generic"])
+def test_a_max_memory_too_small_for_the_root_is_refused_naming_the_minimum(engine):
+    """max_memory=10 used to fail inside the first move: "only opened decision nodes list
+    actions"; the minimum is the room of a few iterations."""
+    game = pyspiel.load_game("goofspiel(num_cards=8,imp_info=False,points_order=descending)")
+    with pytest.raises(ValueError, match=r"max_memory \(bytes\) must be an integer >= (\d+), "
+                                         r"got 10$") as refused:
+        SMMCTSBot(game, 0, iterations=None, time_limit=3600, engine=engine, max_memory=10)
+    minimum = int(str(refused.value).split(">= ")[1].split(",")[0])
+    bot = SMMCTSBot(game, 0, iterations=None, time_limit=3600, engine=engine,
+                    max_memory=minimum)
+    state = game.new_initial_state()
+    assert bot.step(state) in state.legal_actions(0)
+    assert bot.search.full
+
+
 # -- policy(): turn-based and foreign states -----------------------------------------------
 
 
@@ -384,7 +400,7 @@ OUR_GAMES = ["smmcts_goofspiel(num_cards=4)",
 
 
 @pytest.mark.parametrize("game_string", OUR_GAMES)
-@pytest.mark.parametrize("action", [-1, np.int64(-5), 1.5, "0"])
+@pytest.mark.parametrize("action", [-1, np.int64(-5), 1.5, "0", 2**70])
 def test_an_invalid_action_on_our_games_names_it_and_the_legal_ones(game_string, action):
     """``apply_action(-1)`` used to give OpenSpiel's ``action_id != kInvalidAction``."""
     state = pyspiel.load_game(game_string).new_initial_state()

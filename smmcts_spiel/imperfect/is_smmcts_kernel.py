@@ -212,6 +212,7 @@ class KernelInformationSetSMMCTS(key_table.KeyedRows):
         self.run(self.worlds(information_sets.replay(self.game, first.history()),
                              first.current_player()), 1)
         self.reset()
+        self._load_table_code()
         self._rng.bit_generator.state = random_state
         tree_arrays.freeze_loaded_objects()
 

@@ -119,6 +119,13 @@ class KeyedRows:
         self.counters = np.zeros(1, np.int64)
         self.hash_keys, self.hash_nodes = empty_table()
 
+    def _load_table_code(self) -> None:
+        """Load (or compile) the table functions called from Python (:func:`find`, and
+        :func:`rehash` when the table grows), so that this happens when the search is
+        built rather than inside a timed search; changes nothing."""
+        find(0, self.hash_keys, self.hash_nodes)
+        rehash(self.node_keys, 0, self.hash_keys.shape[0])
+
     def _table_names(self) -> tuple[str, ...]:
         return tuple(name for name, _ in self.ROW_TABLES) + ("num_actions", "node_keys")
 

@@ -307,6 +307,7 @@ class KernelOutcomeSampling(key_table.KeyedRows):
         self.key(first, first.current_player())
         self.target(None)
         self.reset()
+        self._load_table_code()
         self._rng.bit_generator.state = random_state
         tree_arrays.freeze_loaded_objects()
 

@@ -531,12 +531,17 @@ class ArrayTreeSearch(TreeSearch):
                  initial_nodes: int, assumed_rate: float, threshold: float = 0.0,
                  max_memory: int = DEFAULT_MAX_MEMORY):
         super().__init__(game, selector, gamma, c, final_strategy, threshold)
-        self.max_memory = checks.check_count(max_memory, "max_memory (bytes)", minimum=1)
+        self._node_room = node_room  # most nodes one iteration adds
+        self._pool_room = pool_room  # most pool (and slot) entries one iteration adds
+        # At least room for a few iterations, twice (re-rooting copies the kept subtree):
+        # below that the root cannot even be opened (a 10-byte limit used to fail inside
+        # the search with "only opened decision nodes list actions").
+        self.max_memory = checks.check_count(
+            max_memory, "max_memory (bytes)",
+            minimum=8 * self._bytes((node_room + 1, pool_room, pool_room)))
         self._selector_code = SELECTOR_CODES[self.base_selector]
         self._config = np.array([self.gamma, self.c, self._inv_scale, self._utility_sum,
                                  self._reward_low, self._inv_reward_range])
-        self._node_room = node_room  # most nodes one iteration adds
-        self._pool_room = pool_room  # most pool (and slot) entries one iteration adds
         # The first arrays within max_memory too (a small limit gets small arrays).
         unit = self._bytes((1, 32, 8))
         initial_nodes = max(1, min(initial_nodes, max_memory // unit))
