@@ -219,7 +219,7 @@ def main(argv):
         game, policy_lib.UniformRandomPolicy(pyspiel.load_game(game)))
     loaded = pyspiel.load_game(game)
     shown = ",".join(f"{k}={v}" for k, v in loaded.get_parameters().items() if v != "")
-    race.plot(f"{out}.csv", f"{out}.png", f"{loaded.get_type().short_name}({shown}): exact "
+    race.plot(f"{out}.csv", f"{out}.png", f"{loaded.get_type().short_name}({shown}):\nexact "
               f"NashConv, {_PRESET.value} preset", anchors={"uniform random policy":
                                                             uniform.nash_conv})
     print(f"{game}, uniform random policy: NashConv {uniform.nash_conv:.3f}; last evaluation "
