@@ -42,12 +42,12 @@ from smmcts_spiel.imperfect.is_smmcts import (
 )
 from smmcts_spiel.search import selectors, tree_arrays
 
-_inlined = numba.njit(inline="always", error_model="numpy")
-_rm_probabilities = _inlined(selectors.regret_matching_probabilities)
-_exp3_probabilities = _inlined(selectors.exp3_probabilities)
-_sample_index = _inlined(selectors.sample_index)
-_ucb_index = _inlined(selectors.ucb_index)
-_ucb_select = _inlined(selectors.ucb_index_random_ties)
+# The perfect-information engine's inlined selector helpers (one compiled copy of each).
+_rm_probabilities = tree_arrays.rm_probabilities
+_exp3_probabilities = tree_arrays.exp3_probabilities
+_sample_index = tree_arrays.sample_index
+_ucb_index = tree_arrays.ucb_index
+_ucb_select = tree_arrays.ucb_index_random_ties
 
 SELECTOR_CODES = {"rm": 0, "exp3": 1, "ucb": 2}
 

@@ -42,9 +42,9 @@ from smmcts_spiel.imperfect.oos import (
 )
 from smmcts_spiel.search import selectors, tree_arrays
 
-_inlined = numba.njit(inline="always", error_model="numpy")
-_rm_probabilities = _inlined(selectors.regret_matching_probabilities)
-_sample_index = _inlined(selectors.sample_index)
+# The perfect-information engine's inlined selector helpers (one compiled copy of each).
+_rm_probabilities = tree_arrays.rm_probabilities
+_sample_index = tree_arrays.sample_index
 
 
 

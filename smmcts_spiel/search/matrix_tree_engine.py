@@ -57,8 +57,8 @@ GAMMA_SCHEDULES = ("constant", "decreasing")
 # drops the zero-division checks; no division here can have a zero divisor.
 _inlined = numba.njit(inline="always", error_model="numpy")
 
-_sample_index = _inlined(selectors.sample_index)
-_bandit_regret_update = _inlined(selectors.bandit_regret_update)
+_sample_index = tree_arrays.sample_index
+_bandit_regret_update = tree_arrays.bandit_regret_update
 _decreasing_gamma = _inlined(selectors.decreasing_gamma)
 
 
