@@ -36,7 +36,6 @@ from absl import app, flags, logging
 
 import smmcts_spiel  # noqa: F401  (registers the smmcts_* games)
 from smmcts_spiel import bot_specs, experiments, match, reports
-from smmcts_spiel.bots.equilibrium_bot import solution_of
 from smmcts_spiel.exact import solver
 from smmcts_spiel.experiments import cli
 from smmcts_spiel.experiments import equilibrium_loss as el
@@ -60,6 +59,7 @@ _SOLUTIONS_DIR = flags.DEFINE_string(
 _SOLVE_ONLY = flags.DEFINE_bool(
     "solve_only", False, "Only solve the game into --solutions_dir (run this under nice "
     "before a timed run, so that the timed run does not spend its CPU slot solving).")
+_SOLVER_LIMITS = cli.define_solver_limits()
 _RESULTS_DIR = flags.DEFINE_string("results_dir", "results/equilibrium_loss",
                                    "Output directory.")
 _PUBLISH = cli.define_publish("into a --results_dir (or --solutions_dir) under docs/ or data/ "
@@ -108,10 +108,12 @@ def run() -> None:
     game = cli.load_game(_GAME.value)
     solver.check_game(game)
     match.warn_about_bots(bots + [opponent], [game], _TIME_LIMIT.value)
+    # Solved (or read) here, before any timed job: the workers then read the cached file.
+    cli.solve_game(game, _SOLUTIONS_DIR.value, _SOLVER_LIMITS.value)
     if _SOLVE_ONLY.value:
-        solution_of(game, _SOLUTIONS_DIR.value)
         logging.info("solved %s into %s", _GAME.value, _SOLUTIONS_DIR.value)
         return
+    lifted = {} if _SOLVER_LIMITS.value else {"solver_limits": False}
     jobs = {}
     for b, spec in enumerate(bots):
         bot_rules = rules if spec.startswith("smmcts") else ()
@@ -120,7 +122,7 @@ def run() -> None:
             jobs[f"bot{b}_games{start}-{stop}"] = dict(
                 game=_GAME.value, spec=spec, base_seed=_SEED.value + 10**6 * b, start=start,
                 stop=stop, opponent=opponent, rules=[list(r) for r in bot_rules],
-                solutions_dir=_SOLUTIONS_DIR.value)
+                solutions_dir=_SOLUTIONS_DIR.value, **lifted)
     params = {"game": _GAME.value, "bots": bots, "opponent": opponent,
               "rules": [list(r) for r in rules],
               "time_limit": _TIME_LIMIT.value, "num_games": _NUM_GAMES.value,

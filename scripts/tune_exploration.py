@@ -58,6 +58,7 @@ _THRESHOLDS = flags.DEFINE_list("thresholds", ["0", str(DEFAULT_THRESHOLD)],
                                 "Final-move thresholds (rules) on the solved games.")
 _SOLUTION_DIR = flags.DEFINE_string("solution_dir", "results/solutions",
                                     "Where exact solutions are cached (JSON).")
+_SOLVER_LIMITS = cli.define_solver_limits()
 _RUNNER = cli.define_runner_flags("tune_exploration")
 _OUT = flags.DEFINE_string("out", None, "Output prefix (default: <results_dir>/tune).")
 _PUBLISH = flags.DEFINE_bool("publish", False, "Allow the outputs under docs/ (the committed "
@@ -77,15 +78,18 @@ def jobs() -> dict[str, dict]:
     thresholds = [float(t) for t in _THRESHOLDS.value]
     seeds = [_RUNNER.seed.value * 1000 + s for s in range(_SEEDS.value)]
     out = {}
+    lifted = {} if _SOLVER_LIMITS.value else {"solver_limits": False}
     for g, game in enumerate(filter(None, _GAMES.value.split(";"))):
-        states = exploration.sample_states(pyspiel.load_game(game), _STATES.value,
-                                           seed=_RUNNER.seed.value + g)
+        loaded = pyspiel.load_game(game)
+        # Solved (or read) here, before the jobs: the workers then read the cached file.
+        cli.solve_game(loaded, _SOLUTION_DIR.value, _SOLVER_LIMITS.value)
+        states = exploration.sample_states(loaded, _STATES.value, seed=_RUNNER.seed.value + g)
         for selector, parameter, value in candidates():
             out[f"g{g}_{selector}_{value:g}"] = dict(
                 fn="stage", game=game, selector=selector, gamma=value if parameter == "gamma"
                 else 0.05, c=value if parameter == "c" else 1.4, states=states,
                 seeds=seeds, checkpoints=checkpoints, thresholds=thresholds,
-                solution_dir=_SOLUTION_DIR.value)
+                solution_dir=_SOLUTION_DIR.value, **lifted)
     for setting in _RANDOM_SETTINGS.value:
         depth, branching = (int(x) for x in setting.split("x"))
         for index in range(_RANDOM_GAMES.value):

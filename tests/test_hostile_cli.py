@@ -72,6 +72,20 @@ def test_a_solution_cache_inside_docs_needs_publish(published):
     assert not (project / "docs" / "solutions").exists()
 
 
+@pytest.mark.parametrize("script, args", [
+    ("equilibrium_loss.py", ["--solve_only", "--solutions_dir=solutions"]),
+    ("tune_exploration.py", ["--solution_dir=solutions", "--random_settings=",
+                             "--results_dir=tune"]),
+])
+def test_a_game_too_large_to_solve_names_the_flag_that_lifts_the_limits(script, args,
+                                                                         tmp_path):
+    """The library's refusal says ``max_stage_cells=None``, which a script user cannot pass."""
+    result = run_script(script, "--game=blotto(coins=20,fields=4)" if script.startswith("eq")
+                        else "--games=blotto(coins=20,fields=4)", *args, cwd=tmp_path)
+    assert_refused(result, "1771 x 1771", "--nosolver_limits")
+    assert not (tmp_path / "solutions").exists()
+
+
 @pytest.mark.slow
 def test_the_solver_benchmark_csv_needs_publish_inside_docs(published):
     project = published.parents[2]

@@ -330,6 +330,15 @@ def test_the_time_and_stage_limits_can_be_lifted():
     assert solver.game_value(game, max_seconds=None, max_stage_cells=None) == solver.game_value(
         game)
     EquilibriumBot(game, 0, max_seconds=None, max_stage_cells=16)
+    assert solver.game_value(game, **solver.size_limits(False)) == solver.game_value(game)
+
+
+def test_a_refused_solve_is_told_apart_from_other_bad_input():
+    """Scripts catch :class:`solver.GameTooLarge` to name their own flag for the limits."""
+    with pytest.raises(solver.GameTooLarge, match="1771 x 1771"):
+        solver.solve(pyspiel.load_game("blotto(coins=20,fields=4)"))
+    with pytest.raises(solver.GameTooLarge, match="max_states=None"):
+        solver.solve(pyspiel.load_game(OSHI_ZUMO), max_states=10)
 
 
 def _cells_solved(game: pyspiel.Game) -> tuple[int, int]:

@@ -228,6 +228,16 @@ LP_EXPONENT = 1.6
 STAGE_ESTIMATES: dict[str, Callable[[pyspiel.Game], tuple[np.ndarray, ...]]] = {}
 
 
+class GameTooLarge(ValueError):
+    """A solve refused before it starts: the game is estimated above one of the limits."""
+
+
+def size_limits(enforced: bool = True) -> dict[str, Any]:
+    """The size limits of :func:`solve` as keyword arguments: the defaults (``{}``), or
+    none at all (every limit None) for a caller who means to solve however large a game."""
+    return {} if enforced else dict(max_states=None, max_seconds=None, max_stage_cells=None)
+
+
 @dataclass(frozen=True)
 class SizeEstimate:
     """What solving a game takes, estimated before solving (:func:`estimate_size`)."""
@@ -370,28 +380,32 @@ def estimate_states(game: pyspiel.Game, use_transpositions: bool = True,
 def check_size(game: pyspiel.Game, max_states: int | None = MAX_STATES,
                use_transpositions: bool = True, max_seconds: float | None = MAX_SECONDS,
                max_stage_cells: int | None = MAX_STAGE_CELLS) -> SizeEstimate:
-    """Refuse (ValueError) to solve ``game`` if it has more than about ``max_states`` states,
-    would take more than about ``max_seconds``, or has a stage matrix of more than
-    ``max_stage_cells`` cells (None: no limit); returns the estimate (:func:`estimate_size`).
+    """Refuse (:class:`GameTooLarge`) to solve ``game`` if it has more than about
+    ``max_states`` states, would take more than about ``max_seconds``, or has a stage matrix
+    of more than ``max_stage_cells`` cells (None: no limit); returns the estimate
+    (:func:`estimate_size`).
     """
     estimate = estimate_size(game, use_transpositions)
     if max_states is not None:
         minutes = estimate.seconds / 60
-        checks.check_size(
-            estimate.states, max_states, f"the game {game}",
-            f"solving it could take about {minutes:.3g} minutes ({estimate}); choose a "
-            "smaller game, or pass max_states=None (or a larger limit) to solve it anyway",
-            unit="states (stage games) to solve")
+        try:
+            checks.check_size(
+                estimate.states, max_states, f"the game {game}",
+                f"solving it could take about {minutes:.3g} minutes ({estimate}); choose a "
+                "smaller game, or pass max_states=None (or a larger limit) to solve it anyway",
+                unit="states (stage games) to solve")
+        except ValueError as e:
+            raise GameTooLarge(str(e)) from None
     rows, cols = estimate.largest_stage
     if max_stage_cells is not None and rows * cols > max_stage_cells:
-        raise ValueError(
+        raise GameTooLarge(
             f"the game {game} has a stage of {rows} x {cols} joint actions, more than the "
             f"limit of max_stage_cells={max_stage_cells:g}: its children are held at once and "
             f"its LP grows faster than its size (solving could take about "
             f"{estimate.seconds / 60:.3g} minutes); choose a smaller game, or pass "
             "max_stage_cells=None (or a larger limit) to solve it anyway")
     if max_seconds is not None and estimate.seconds > max_seconds:
-        raise ValueError(
+        raise GameTooLarge(
             f"solving the game {game} would take about {estimate.seconds / 60:.3g} minutes "
             f"({estimate}), more than the limit of max_seconds={max_seconds:g}; choose a "
             "smaller game, or pass max_seconds=None (or a larger limit) to solve it anyway")

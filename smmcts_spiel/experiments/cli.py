@@ -18,6 +18,8 @@ import pyspiel
 from absl import app, flags
 
 from smmcts_spiel import checks
+from smmcts_spiel.bots.equilibrium_bot import solution_of
+from smmcts_spiel.exact import solver
 from smmcts_spiel.experiments.runner import BACKENDS
 
 
@@ -50,6 +52,25 @@ def define_publish(committed: str = "the committed results") -> flags.FlagHolder
     """The ``--publish`` flag: without it nothing is written into docs/ or data/."""
     return flags.DEFINE_bool("publish", False, f"Write {committed}; needed for any output "
                              "under docs/ or data/, where the committed results live.")
+
+
+def define_solver_limits() -> flags.FlagHolder:
+    """The ``--solver_limits`` flag: ``--nosolver_limits`` lifts the exact solver's size
+    limits (:func:`smmcts_spiel.exact.solver.check_size`) for a game known to be solvable."""
+    return flags.DEFINE_bool(
+        "solver_limits", True, "Refuse, before solving, a game the exact solver estimates "
+        "above its limits (states, minutes, stage size); --nosolver_limits solves it anyway.")
+
+
+def solve_game(game: pyspiel.Game, cache_dir: str | None,
+               enforce_limits: bool) -> solver.Solution:
+    """The game's exact solution, solved (or read from ``cache_dir``) in this process before
+    any job starts; a game above the limits stops the script with a usage error that names
+    ``--nosolver_limits``."""
+    try:
+        return solution_of(game, cache_dir, **solver.size_limits(enforce_limits))
+    except solver.GameTooLarge as e:
+        usage_error(f"{e} (on the command line: --nosolver_limits)")
 
 
 def define_runner_flags(experiment: str) -> RunnerFlags:

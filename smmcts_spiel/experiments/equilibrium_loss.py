@@ -199,14 +199,16 @@ def seat_stratified_interval(values: np.ndarray, seats: np.ndarray) -> tuple[flo
 
 def play_games(game: str, spec: str, base_seed: int, start: int, stop: int,
                opponent: str = "equilibrium", rules: tuple[tuple[str, float], ...] = (),
-               solutions_dir: str | None = None) -> dict[str, np.ndarray]:
+               solutions_dir: str | None = None,
+               solver_limits: bool = True) -> dict[str, np.ndarray]:
     """Games ``start..stop-1`` (seat ``g % 2`` in game ``g``, seed ``base_seed + 2 g``), as
     one job of :func:`smmcts_spiel.experiments.run_jobs`: the per-state arrays of
     :func:`play_scored_game` concatenated, with ``game`` and ``seat`` per state, and
     ``game_returns`` and ``game_values`` per game. ``solutions_dir``: where the game's exact
-    solution is cached (:func:`smmcts_spiel.bots.equilibrium_bot.solution_of`)."""
+    solution is cached (:func:`smmcts_spiel.bots.equilibrium_bot.solution_of`);
+    ``solver_limits=False`` reads (or solves) it above the solver's size limits."""
     loaded = pyspiel.load_game(game)
-    solution = solution_of(loaded, solutions_dir)
+    solution = solution_of(loaded, solutions_dir, **solver.size_limits(solver_limits))
     rules = tuple((str(r), float(t)) for r, t in rules)
     parts = []
     for g in range(start, stop):

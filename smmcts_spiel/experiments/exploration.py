@@ -78,12 +78,14 @@ def replay(game: pyspiel.Game, moves: Sequence[Sequence[int]],
 def stage_nash_conv_job(game: str, selector: str, gamma: float, c: float,
                         states: Sequence[Sequence[Sequence[int]]], seeds: Sequence[int],
                         checkpoints: Sequence[int], thresholds: Sequence[float],
-                        solution_dir: str | None = None) -> dict[str, np.ndarray]:
+                        solution_dir: str | None = None,
+                        solver_limits: bool = True) -> dict[str, np.ndarray]:
     """``nash_conv[state, seed, checkpoint, rule]``: the stage NashConv (see the module
     docstring) of the empirical frequencies thresholded at ``thresholds[rule]`` (0: as
-    they are), after a fresh search of ``checkpoints[k]`` iterations from each state."""
+    they are), after a fresh search of ``checkpoints[k]`` iterations from each state;
+    ``solver_limits=False`` solves (or reads) the game above the solver's size limits."""
     loaded = pyspiel.load_game(game)
-    solution = solution_of(loaded, solution_dir)
+    solution = solution_of(loaded, solution_dir, **solver.size_limits(solver_limits))
     rules = [check_threshold(t) for t in thresholds]
     out = np.zeros((len(states), len(seeds), len(checkpoints), len(rules)))
     for h, moves in enumerate(states):
