@@ -163,11 +163,13 @@ def with_time_limit(spec: str, time_limit: float | None) -> str:
     return f"{name.strip()}({inner + ',' if inner else ''}time_limit={time_limit:g})"
 
 
-def own_budget(spec: str) -> str | None:
-    """The budget a searching bot's spec names itself (``iterations=500``), or None."""
+def own_budget(spec: str, time_limit: float | None = None) -> str | None:
+    """The budget a searching bot's spec names itself (``iterations=500``), or None; a
+    ``time_limit`` equal to the match's ``time_limit`` (given by :func:`with_time_limit`)
+    is not a budget of its own."""
     params = parse_bot_spec(spec)
     named = [f"{key}={params[key]:g}" for key in SEARCH_BUDGETS.get(params["name"], ())
-             if key in params]
+             if key in params and not (key == "time_limit" and params[key] == time_limit)]
     return ",".join(named) or None
 
 

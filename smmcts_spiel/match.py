@@ -48,7 +48,7 @@ def warn_about_bots(specs: Iterable[str], games: Iterable[pyspiel.Game],
         parse_bot_spec(spec)
     if time_limit is not None:
         for spec in specs:
-            budget = own_budget(spec)
+            budget = own_budget(spec, time_limit)
             if budget:
                 logging.warning("%s plays at its own budget (%s), not at %g s per move",
                                 spec, budget, time_limit)

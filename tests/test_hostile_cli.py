@@ -251,6 +251,13 @@ def test_a_timed_run_warns_about_bots_on_their_own_budget(caplog):
     with caplog.at_level(logging.WARNING):
         match.warn_about_bots(["mcts", "smmcts"], [pyspiel.load_game("matrix_rps")], 0.1)
     assert caplog.text == ""
+    # The runners give every searcher the match's time limit before they check the specs.
+    timed = [bot_specs.with_time_limit(s, 0.1) for s in ("mcts", "smmcts(threads=2)")]
+    with caplog.at_level(logging.WARNING):
+        match.warn_about_bots(timed + ["smmcts(time_limit=1)"], [pyspiel.load_game("matrix_rps")],
+                              0.1)
+    assert caplog.text.count("plays at its own budget") == 1
+    assert "smmcts(time_limit=1) plays at its own budget (time_limit=1)" in caplog.text
 
 
 # -- suggestions --------------------------------------------------------------------------
