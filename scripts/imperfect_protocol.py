@@ -8,6 +8,7 @@ Settings (--setting):
                   runs behind its figures, ``IIGS_1_6``, used GTLibrary's GSGameInfo with
                   seed 1, which reverses the order: N-1..0), win/loss returns; OpenSpiel's
                   cards are 1..N instead of 0..N-1;
+  gs6_ascending   the same with the points ascending, as the paper's text states it;
   gs6_random      the same with the point order dealt at random;
   phantom_ttt     OpenSpiel's Phantom Tic-Tac-Toe;
   leduc_poker     OpenSpiel's Leduc poker (the paper's larger poker is Generic Poker);
@@ -52,6 +53,7 @@ from smmcts_spiel.experiments import cli, outputs
 #: Protocol settings -> game string.
 SETTINGS = {
     "gs6_descending": "goofspiel(num_cards=6,imp_info=True,points_order=descending)",
+    "gs6_ascending": "goofspiel(num_cards=6,imp_info=True,points_order=ascending)",
     "gs6_random": "goofspiel(num_cards=6,imp_info=True,points_order=random)",
     "phantom_ttt": "phantom_ttt",
     "leduc_poker": "leduc_poker",
