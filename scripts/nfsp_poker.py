@@ -70,7 +70,7 @@ _NUM_ACTORS = flags.DEFINE_integer("num_actors", None, "ANFSP's actor processes 
                                    "preset's: 4 paper, 2 tuned].", lower_bound=1)
 _SIMULATIONS = flags.DEFINE_integer("num_simulations", None, "MC-NFSP's simulations per move "
                                     "[the preset's].", lower_bound=1)
-_SEED = flags.DEFINE_integer("seed", 0, "Seed of every learner.", lower_bound=0)
+_SEEDS = flags.DEFINE_list("seeds", ["0"], "Seeds: one run of every algorithm per seed.")
 _OUT = flags.DEFINE_string("out", None, "Output path prefix [results/nfsp/anfsp_<game>, or "
                            "docs/figures/anfsp_<game> with --publish].")
 _PUBLISH = flags.DEFINE_bool("publish", False, "Write the committed results under docs/ "
@@ -93,21 +93,31 @@ class _Exploitability:
         return self.e1 + self.e2
 
 
-def _new_learner(name: str):
-    game, seed = _GAME.value, _SEED.value
-    if name == "openspiel_nfsp":
-        return OpenSpielNFSP(NFSPConfig(game=game, hidden=(128,), seed=seed))
-    return (MCNFSP if name == "mc_nfsp" else ANFSP)(_config(name))
+def _label(name: str) -> str:
+    """The algorithm's name in the CSV and the checkpoints: with the paper's preset,
+    ``<name>_paper``."""
+    return name if _PRESET.value == "tuned" or name == "openspiel_nfsp" else f"{name}_paper"
 
 
-def _config(name: str):
+def _config(name: str, seed: int):
     """The preset's configuration of ``name`` with the flags that override it."""
-    game, seed, preset = _GAME.value, _SEED.value, _PRESET.value
+    game, preset = _GAME.value, _PRESET.value
     if name == "mc_nfsp":
         return presets.mc_nfsp(preset, game, seed=seed, num_simulations=_SIMULATIONS.value)
     if name == "own_nfsp":
         return presets.nfsp(preset, game, seed=seed)
     return presets.anfsp(preset, game, seed=seed, num_actors=_NUM_ACTORS.value)
+
+
+def _learner(name: str, seed: int, checkpoint: str, game: pyspiel.Game):
+    """A new learner, or with --resume the one saved at ``checkpoint`` if there is one."""
+    if name == "openspiel_nfsp":
+        return OpenSpielNFSP(NFSPConfig(game=_GAME.value, hidden=(128,), seed=seed))
+    try:
+        return race.resume_or_new(MCNFSP if name == "mc_nfsp" else ANFSP, checkpoint,
+                                  _RESUME.value, game, _config(name, seed))
+    except ValueError as e:
+        raise app.UsageError(f"--resume: {e}") from None
 
 
 def main(argv):
@@ -120,10 +130,14 @@ def main(argv):
         raise app.UsageError("--resume: OpenSpiel's NFSP is not checkpointed; leave "
                              "openspiel_nfsp out of --algorithms")
     try:
+        seeds = race.parse_seeds(_SEEDS.value)
+    except ValueError as e:
+        raise app.UsageError(str(e)) from None
+    try:
         game = pyspiel.load_game(_GAME.value)
         for name in _ALGORITHMS.value:
             if name != "openspiel_nfsp":
-                _config(name)
+                _config(name, seeds[0])
         ANFSP(presets.nfsp("tuned", _GAME.value)).close()
     except Exception as e:  # noqa: BLE001  (a bad game string or an unsupported game)
         raise app.UsageError(f"--game={_GAME.value!r}: {e}") from None
@@ -136,25 +150,17 @@ def main(argv):
     os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
     os.makedirs(_CHECKPOINT_DIR.value, exist_ok=True)
 
-    def checkpoint(name):
-        return os.path.join(_CHECKPOINT_DIR.value, f"{os.path.basename(out)}_{name}.npz")
+    def checkpoint(label: str, seed: int) -> str:
+        return os.path.join(_CHECKPOINT_DIR.value,
+                            f"{os.path.basename(out)}_{label}_seed{seed}.npz")
 
-    learners = {}
-    for name in _ALGORITHMS.value:
-        if _RESUME.value:
-            if not os.path.exists(checkpoint(name)):
-                raise app.UsageError(f"--resume: no checkpoint {checkpoint(name)}")
-            try:
-                learners[name] = (MCNFSP if name == "mc_nfsp" else ANFSP).load(
-                    checkpoint(name), game, network=_config(name))
-            except ValueError as e:
-                raise app.UsageError(f"--resume: {e}") from None
-        else:
-            learners[name] = _new_learner(name)
+    learners = {(_label(name), seed): _learner(name, seed, checkpoint(_label(name), seed), game)
+                for seed in seeds for name in _ALGORITHMS.value}
     params = {flag.name: flag.value for flag in (
-        _GAME, _BUDGET, _EVAL_EVERY, _ALGORITHMS, _PRESET, _NUM_ACTORS, _SIMULATIONS, _SEED,
+        _GAME, _BUDGET, _EVAL_EVERY, _ALGORITHMS, _PRESET, _NUM_ACTORS, _SIMULATIONS, _SEEDS,
         _RESUME)}
-    params["configs"] = {name: repr(run.config) for name, run in learners.items()}
+    params["configs"] = {f"{label}, seed {seed}": repr(run.config)
+                         for (label, seed), run in learners.items()}
     invocations = []
     if _RESUME.value and os.path.exists(f"{out}.json"):
         with open(f"{out}.json") as f:
@@ -167,13 +173,11 @@ def main(argv):
         gains = conv.player_improvements  # gains[p]: what player p wins by best-responding
         return _Exploitability(e1=float(gains[1]), e2=float(gains[0]))
 
-    def save(name, run):
-        if name != "openspiel_nfsp":
-            run.save(checkpoint(name))
-
+    race.prepare_csv(f"{out}.csv", learners, _RESUME.value)
     try:
-        race.race(learners, _BUDGET.value, _EVAL_EVERY.value, evaluate, f"{out}.csv",
-                  _SEED.value, save, append=_RESUME.value)
+        race.race_seeds(learners, _BUDGET.value, _EVAL_EVERY.value, evaluate, f"{out}.csv",
+                        lambda label, seed: (None if label == "openspiel_nfsp"
+                                             else checkpoint(label, seed)))
     finally:
         for run in learners.values():
             if isinstance(run, ANFSP):
@@ -181,6 +185,9 @@ def main(argv):
     race.plot(f"{out}.csv", f"{out}.png", f"{_GAME.value}: exploitability (NashConv / 2)",
               scale=0.5, ylabel="exploitability of the average policy",
               log_y=True, anchors=ANCHORS.get(game.get_type().short_name))
+    print(f"{_GAME.value}: last evaluation of each algorithm (NashConv; mean over the seeds, "
+          f"95% t interval):")
+    print(race.summary_table(f"{out}.csv"))
 
 
 if __name__ == "__main__":
