@@ -68,6 +68,14 @@ _PRESET = flags.DEFINE_enum("preset", "tuned", ["paper", "tuned"], "Settings of 
                             "OpenSpiel's kuhn_nfsp.py settings.")
 _NUM_ACTORS = flags.DEFINE_integer("num_actors", None, "ANFSP's actor processes [the "
                                    "preset's: 4 paper, 2 tuned].", lower_bound=1)
+_DESIGN = flags.DEFINE_enum("design", None, ["learner", "actor_learners"], "ANFSP's design: "
+                            "actors send experience to one learner (ours), or asynchronous "
+                            "actor-learners send gradients (the paper's, Sec. 4.1) [the "
+                            "preset's: actor_learners paper, learner tuned].")
+_BACKEND = flags.DEFINE_enum("backend", "processes", ["processes", "ray"], "Where ANFSP's "
+                             "actors run: local processes, or Ray actors (the ray extra).")
+_RAY_ADDRESS = flags.DEFINE_string("ray_address", None, "With --backend=ray: the Ray "
+                                   "cluster's address [a local Ray].")
 _SIMULATIONS = flags.DEFINE_integer("num_simulations", None, "MC-NFSP's simulations per move "
                                     "[the preset's].", lower_bound=1)
 _SEEDS = flags.DEFINE_list("seeds", ["0"], "Seeds: one run of every algorithm per seed.")
@@ -94,9 +102,10 @@ class _Exploitability:
 
 
 def _label(name: str) -> str:
-    """The algorithm's name in the CSV and the checkpoints: with the paper's preset,
-    ``<name>_paper``."""
-    return name if _PRESET.value == "tuned" or name == "openspiel_nfsp" else f"{name}_paper"
+    """The algorithm's name in the CSV and the checkpoints: with the paper's preset
+    ``<name>_paper``, with --design ANFSP's ``anfsp[_paper]_<design>``."""
+    label = name if _PRESET.value == "tuned" or name == "openspiel_nfsp" else f"{name}_paper"
+    return label if name != "anfsp" or _DESIGN.value is None else f"{label}_{_DESIGN.value}"
 
 
 def _config(name: str, seed: int):
@@ -106,7 +115,9 @@ def _config(name: str, seed: int):
         return presets.mc_nfsp(preset, game, seed=seed, num_simulations=_SIMULATIONS.value)
     if name == "own_nfsp":
         return presets.nfsp(preset, game, seed=seed)
-    return presets.anfsp(preset, game, seed=seed, num_actors=_NUM_ACTORS.value)
+    return presets.anfsp(preset, game, seed=seed, num_actors=_NUM_ACTORS.value,
+                         design=_DESIGN.value, backend=_BACKEND.value,
+                         ray_address=_RAY_ADDRESS.value)
 
 
 def _learner(name: str, seed: int, checkpoint: str, game: pyspiel.Game):
@@ -123,6 +134,11 @@ def _learner(name: str, seed: int, checkpoint: str, game: pyspiel.Game):
 def main(argv):
     if message := nfsp.missing_extra(_MISSING):
         raise SystemExit(message)
+    if _BACKEND.value == "ray":
+        try:
+            import ray  # noqa: F401
+        except ImportError as e:
+            raise SystemExit(nfsp.missing_extra(e)) from None
     unknown = set(_ALGORITHMS.value) - set(ALGORITHMS)
     if unknown or not _ALGORITHMS.value:
         raise app.UsageError(f"--algorithms: use {', '.join(ALGORITHMS)}; got {_ALGORITHMS.value}")
@@ -157,8 +173,8 @@ def main(argv):
     learners = {(_label(name), seed): _learner(name, seed, checkpoint(_label(name), seed), game)
                 for seed in seeds for name in _ALGORITHMS.value}
     params = {flag.name: flag.value for flag in (
-        _GAME, _BUDGET, _EVAL_EVERY, _ALGORITHMS, _PRESET, _NUM_ACTORS, _SIMULATIONS, _SEEDS,
-        _RESUME)}
+        _GAME, _BUDGET, _EVAL_EVERY, _ALGORITHMS, _PRESET, _DESIGN, _BACKEND, _RAY_ADDRESS,
+        _NUM_ACTORS, _SIMULATIONS, _SEEDS, _RESUME)}
     params["configs"] = {f"{label}, seed {seed}": repr(run.config)
                          for (label, seed), run in learners.items()}
     invocations = []
