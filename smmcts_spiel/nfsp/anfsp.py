@@ -403,10 +403,10 @@ class _RayActors:
 
         self._ray = ray
         if not ray.is_initialized():
-            local = config.ray_address is None
-            ray.init(address=config.ray_address, include_dashboard=False, log_to_driver=False,
-                     num_cpus=config.num_actors + 1 if local else None)
-        remote = ray.remote(num_cpus=1)(_Worker)
+            ray.init(address=config.ray_address, include_dashboard=False, log_to_driver=False)
+        # On a cluster each actor asks for a CPU (Ray places them); on a local Ray the
+        # actors share this machine's cores as local processes do, however many.
+        remote = ray.remote(num_cpus=1 if config.ray_address else 0)(_Worker)
         self._actors = [remote.remote(config, k, episodes) for k in range(config.num_actors)]
         first = ray.put(params)
         ray.get([actor.set_params.remote(first) for actor in self._actors])  # all ready
