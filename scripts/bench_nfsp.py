@@ -113,13 +113,17 @@ def throughput(game: str, num_actors: int, seconds: float, design: str = "learne
     with ANFSP(config) as run:
         while run.steps < 100 or run.train_seconds < 3:  # warm-up: learning under way
             run.train(2.0)
-        episodes, wall, cpu = run.episodes, run.train_seconds, run.cpu_seconds
+        before = (run.episodes, run.train_seconds, run.cpu_seconds, run.actor_cpu_seconds,
+                  run.wait_seconds)
         run.train(seconds)
-        episodes, wall, cpu = (run.episodes - episodes, run.train_seconds - wall,
-                               run.cpu_seconds - cpu)
+        episodes, wall, cpu, actor_cpu, wait = (
+            now - then for now, then in zip((run.episodes, run.train_seconds, run.cpu_seconds,
+                                             run.actor_cpu_seconds, run.wait_seconds), before))
     return {"design": design, "backend": backend if num_actors else "-",
             "num_actors": num_actors, "episodes_per_second": episodes / wall,
-            "cpu_seconds_per_second": cpu / wall, "episodes_per_cpu_second": episodes / cpu}
+            "cpu_seconds_per_second": cpu / wall, "episodes_per_cpu_second": episodes / cpu,
+            "actors_cpu_seconds_per_second": actor_cpu / wall,
+            "learner_waiting": wait / wall}
 
 
 def main(argv):
@@ -171,10 +175,13 @@ def main(argv):
                         f"{r['episodes_per_second']:.0f}", f"{r['cpu_seconds_per_second']:.2f}",
                         f"{r['episodes_per_cpu_second']:.0f}", f"{r['speed_up']:.2f}",
                         f"{r['speed_up_over_fewest_actors']:.2f}",
-                        f"{r['ray_over_processes']:.2f}" if "ray_over_processes" in r else "")
+                        f"{r['ray_over_processes']:.2f}" if "ray_over_processes" in r else "",
+                        f"{r['actors_cpu_seconds_per_second']:.2f}",
+                        f"{100 * r['learner_waiting']:.0f}%")
                        for r in runs],
                       ["design", "backend", "actors", "episodes/s", "CPU s/s", "episodes/CPU s",
-                       "x NFSP", "x fewest actors", "Ray / processes"]))
+                       "x NFSP", "x fewest actors", "Ray / processes", "actors' CPU s/s",
+                       "learner waiting"]))
     result["throughput"] = runs
     if _OUT.value:
         with open(_OUT.value, "w") as f:

@@ -485,6 +485,10 @@ class ANFSP:
         self.actions = 0  # transitions learnt from (the actor_learners design's target clock)
         self.train_seconds = 0.0
         self.cpu_seconds = 0.0  # of the learner and its actors, while training
+        # Where the time goes with actors (not checkpointed): the actors' share of
+        # cpu_seconds, and the learner's wall time spent waiting for their messages.
+        self.actor_cpu_seconds = 0.0
+        self.wait_seconds = 0.0
         self._pending = 0  # transitions received since the last gradient step
         self._actors: _ProcessActors | _RayActors | None = None
         self._worker: _Worker | None = None  # actor_learners without actors: in this process
@@ -550,6 +554,7 @@ class ANFSP:
         """A worker's message: its experience stored and learnt from, or its gradients
         applied (and the new parameters sent back to it)."""
         actor, payload, episodes, cpu = message
+        self.actor_cpu_seconds += cpu
         if self.config.design == "learner":
             self._receive(*payload, episodes, cpu)
             return
@@ -626,8 +631,9 @@ class ANFSP:
         stop = start + seconds
         if self._actors is not None:
             self._actors.resume()
-            while time.perf_counter() < stop:
-                message = self._actors.get(min(0.5, max(0.01, stop - time.perf_counter())))
+            while (now := time.perf_counter()) < stop:
+                message = self._actors.get(min(0.5, max(0.01, stop - now)))
+                self.wait_seconds += time.perf_counter() - now
                 if message is not None:
                     self._take(message)
             self._actors.pause()
