@@ -1,30 +1,39 @@
 """Exploitability vs wall time on Kuhn / Leduc poker: ANFSP, NFSP, MC-NFSP, OpenSpiel's NFSP.
 
-* ``anfsp``: :class:`smmcts_spiel.nfsp.anfsp.ANFSP` with --num_actors actor processes;
+* ``anfsp``: :class:`smmcts_spiel.nfsp.anfsp.ANFSP` with --num_actors actors (local
+  processes, or Ray actors with --backend=ray); with --preset=paper the paper's
+  asynchronous actor-learners (Sec. 4.1), with the tuned preset our actors sending
+  experience to one learner (--design chooses either);
 * ``own_nfsp``: the same code with no actors (synchronous NFSP in one process);
 * ``mc_nfsp``: :class:`smmcts_spiel.nfsp.mc_nfsp.MCNFSP`, the PUCT best response searching
   worlds drawn from the player's information set;
 * ``openspiel_nfsp``: OpenSpiel's ``open_spiel.python.jax.nfsp`` (kuhn_nfsp.py's settings).
 
-Each trains for --budget seconds of wall time, in alternating rounds of --eval_every
-seconds (so all see the same load); after each round OpenSpiel's exact exploitability
-(NashConv / 2, OpenSpiel's ``exploitability.exploitability``) of the average policy is
-recorded, with the CPU seconds the learner's processes used. Anchors: OpenSpiel JAX NFSP
+For each seed of --seeds, each trains for --budget seconds of wall time, in alternating
+rounds of --eval_every seconds (so all see the same load); after each round OpenSpiel's
+exact exploitability (``exploitability.nash_conv``: e1, e2, NashConv) of the average policy
+is recorded, with the CPU seconds the learner's processes used. Anchors: OpenSpiel JAX NFSP
 on Kuhn 0.107 at 650K episodes; Heinrich and Silver's NFSP on Leduc 0.1 after about 5 hours.
 
   python scripts/nfsp_poker.py --game=kuhn_poker --budget=240 --eval_every=20
   python scripts/nfsp_poker.py --game=leduc_poker --algorithms=anfsp,own_nfsp \\
-      --budget=1200 --eval_every=60 --out=docs/figures/anfsp_leduc_poker --publish
-  python scripts/nfsp_poker.py ... --budget=2400 --resume      # 20 more minutes each
-  python scripts/nfsp_poker.py --game=leduc_poker --preset=paper \
-      --algorithms=anfsp,own_nfsp                                 # Sec. 4.2's settings
+      --seeds=0,1,2 --budget=180 --eval_every=30
+  python scripts/nfsp_poker.py --game=leduc_poker --algorithms=anfsp --preset=paper \\
+      --seeds=0,1,2 --budget=180 --eval_every=30 --resume   # adds anfsp_paper's runs
+  python scripts/nfsp_poker.py ... --budget=2400 --resume        # longer, from checkpoints
+  python scripts/nfsp_poker.py --game=leduc_poker --algorithms=anfsp --preset=paper \\
+      --backend=ray --ray_address=auto --num_actors=16            # actors on a Ray cluster
 
 Writes <out>.csv (algorithm, seed, train_seconds, cpu_seconds, episodes, e1, e2,
-nash_conv), <out>.png and <out>.json (parameters of every invocation); <out> is
-results/nfsp/anfsp_<game> unless given, and a path under docs/ or data/ (the committed
+nash_conv: one row per evaluation point; the algorithm is labelled <name>_paper with the
+paper's preset, ANFSP's also _<design> with --design), <out>.png (per-seed lines, the mean
+over the seeds with a 95% t band) and <out>.json (parameters of every invocation); <out>
+is results/nfsp/anfsp_<game> unless given, and a path under docs/ or data/ (the committed
 results) needs --publish. After every round each learner but OpenSpiel's is checkpointed
-(--checkpoint_dir, git-ignored results/); --resume continues them to the new --budget and
-appends to the CSV. Needs the nfsp extra.
+to <checkpoint_dir>/<out's name>_<label>_seed<seed>.npz (git-ignored results/); --resume
+continues every (algorithm, seed) from its checkpoint to the new --budget (one without a
+checkpoint starts afresh), keeps the CSV's rows its checkpoints cover and appends. Needs
+the nfsp extra (and the ray extra for --backend=ray).
 """
 
 from __future__ import annotations

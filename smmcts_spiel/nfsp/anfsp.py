@@ -385,10 +385,13 @@ class _ProcessActors:
         deadline = time.perf_counter() + 10
         while any(p.is_alive() for p, _ in self._actors) and time.perf_counter() < deadline:
             self.get(timeout=0.1)  # keep the pipe flowing so the actors can exit
-        for process, _ in self._actors:
+        for process, params_queue in self._actors:
             if process.is_alive():
                 process.terminate()
             process.join()
+            # parameters nobody will read: do not wait at exit to flush them into a full pipe
+            params_queue.cancel_join_thread()
+            params_queue.close()
 
 
 class _RayActors:
