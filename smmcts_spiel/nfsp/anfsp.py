@@ -406,6 +406,13 @@ class _RayActors:
 
         self._ray = ray
         if not ray.is_initialized():
+            if config.ray_address is None:
+                # A local Ray runs its workers at niceness +15 (RAY_worker_niceness) so that
+                # its own processes stay responsive; here the workers are the work, and at
+                # +15 they lose the cores to any other process (bench_nfsp.py measured the
+                # Ray actors at 0.2 to 0.4 times local processes' episodes). Unless the user
+                # says otherwise, they run at the learner's priority, as local processes do.
+                os.environ.setdefault("RAY_worker_niceness", "0")
             ray.init(address=config.ray_address, include_dashboard=False, log_to_driver=False)
         # On a cluster each actor asks for a CPU (Ray places them); on a local Ray the
         # actors share this machine's cores as local processes do, however many.
