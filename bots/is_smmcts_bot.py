@@ -6,13 +6,11 @@ import time
 
 import pyspiel
 
-from smmcts_spiel.bots.search_bot import SearchBot
+from smmcts_spiel.bots.search_bot import InformationSearchBot
 from smmcts_spiel.imperfect.is_smmcts_kernel import information_set_smmcts
-from smmcts_spiel.search.selectors import sample_index
-from smmcts_spiel.search.smmcts import check_threshold, thresholded
 
 
-class ISSMMCTSBot(SearchBot):
+class ISSMMCTSBot(InformationSearchBot):
     """Searches from worlds drawn from its information set, plays its final strategy there.
 
     Every iteration starts from a history the bot cannot tell from the real one, drawn by
@@ -48,18 +46,11 @@ class ISSMMCTSBot(SearchBot):
                  time_limit: float | None = None,
                  final_strategy: str = "empirical_no_exploration",
                  seed: int | None = None, threshold: float = 0.0, engine: str = "auto"):
-        super().__init__(game, player_id, iterations, time_limit, seed)
-        self.total_iterations = 0  # over all moves and games, for reports
-        self.threshold = check_threshold(threshold)
+        super().__init__(game, player_id, iterations, time_limit, seed, threshold)
         # The compiled engine loads its code when built, not in the first timed move.
         self._search = information_set_smmcts(game, engine, selector=selector, gamma=gamma,
                                               c=c, final_strategy=final_strategy,
                                               seed=self._rng.getrandbits(63))
-
-    def restart_at(self, state: pyspiel.State) -> None:
-        """A new game (or a game resumed elsewhere): fresh trees."""
-        super().restart_at(state)
-        self.restart()
 
     def step_with_policy(self, state: pyspiel.State):
         """Search, then return (final strategy as (action, p) pairs, sampled action)."""
@@ -69,9 +60,6 @@ class ISSMMCTSBot(SearchBot):
             raise ValueError(f"player {self.player_id} has no move to make in this state:\n"
                              f"{state}")
         worlds = self._search.worlds(state, self.player_id)
-        time_left = (None if self.time_limit is None
-                     else max(self.time_limit - (time.perf_counter() - start), 1e-9))
-        self.total_iterations += self._search.run(worlds, self.iterations, time_left)
-        actions, probs = self._search.strategy(state, self.player_id)
-        played = thresholded(probs, self.threshold)
-        return list(zip(actions, played)), actions[sample_index(played, self._rng.random())]
+        self.total_iterations += self._search.run(worlds, self.iterations,
+                                                  self._seconds_left(start))
+        return self._play(*self._search.strategy(state, self.player_id))

@@ -6,15 +6,13 @@ import time
 
 import pyspiel
 
-from smmcts_spiel.bots.search_bot import SearchBot
+from smmcts_spiel.bots.search_bot import InformationSearchBot
 from smmcts_spiel.imperfect import information_sets
 from smmcts_spiel.imperfect.oos import check_final_strategy, preset_settings
 from smmcts_spiel.imperfect.oos_kernel import outcome_sampling
-from smmcts_spiel.search.selectors import sample_index
-from smmcts_spiel.search.smmcts import check_threshold, thresholded
 
 
-class OOSBot(SearchBot):
+class OOSBot(InformationSearchBot):
     """Searches with OOS targeted at its current information set, plays its final strategy.
 
     One search per game: the tables of both players persist between the moves of a game,
@@ -58,20 +56,13 @@ class OOSBot(SearchBot):
                  gamma: float | None = None, final_strategy: str | None = None,
                  threshold: float = 0.0, weighting: bool | None = None,
                  preset: str = "default"):
-        super().__init__(game, player_id, iterations, time_limit, seed)
-        self.total_iterations = 0  # over all moves and games, for reports
+        super().__init__(game, player_id, iterations, time_limit, seed, threshold)
         settings = preset_settings(preset, delta=delta, epsilon=epsilon, gamma=gamma,
                                    weighting=weighting, final_strategy=final_strategy)
         self.preset = preset
         self.final_strategy = check_final_strategy(settings.pop("final_strategy"))
-        self.threshold = check_threshold(threshold)
         self._search = outcome_sampling(game, seed=self._rng.getrandbits(63), engine=engine,
                                         **settings)
-
-    def restart_at(self, state: pyspiel.State) -> None:
-        """A new game (or a game resumed elsewhere): a fresh search."""
-        super().restart_at(state)
-        self.restart()
 
     def step_with_policy(self, state: pyspiel.State):
         """Search, then return (played strategy as (action, p) pairs, sampled action)."""
@@ -80,10 +71,6 @@ class OOSBot(SearchBot):
         decision = information_sets.decision_state(self._search.search_game, state,
                                                    self.player_id)
         self._search.target(decision, self.player_id)
-        time_left = (None if self.time_limit is None
-                     else max(self.time_limit - (time.perf_counter() - start), 1e-9))
-        self.total_iterations += self._search.run(self.iterations, time_left)
-        actions, probs = self._search.strategy(decision, self.player_id, self.final_strategy)
-        probs = thresholded(probs, self.threshold)
-        action = actions[sample_index(probs, self._rng.random())]
-        return list(zip(actions, probs)), action
+        self.total_iterations += self._search.run(self.iterations, self._seconds_left(start))
+        return self._play(*self._search.strategy(decision, self.player_id,
+                                                 self.final_strategy))

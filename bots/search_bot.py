@@ -9,10 +9,13 @@ sampling; it plays through ``step_with_policy``, which each bot defines. Everyth
 from __future__ import annotations
 
 import random
+import time
 
 import pyspiel
 
 from smmcts_spiel import checks
+from smmcts_spiel.search.selectors import sample_index
+from smmcts_spiel.search.smmcts import check_threshold, thresholded
 
 
 class SearchBot(pyspiel.Bot):
@@ -61,3 +64,36 @@ class SearchBot(pyspiel.Bot):
 
     def step(self, state: pyspiel.State) -> int:
         return self.step_with_policy(state)[1]
+
+
+class InformationSearchBot(SearchBot):
+    """Base of OOSBot and ISSMMCTSBot: one fresh search per game, a per-move time left for
+    the search after finding the information set, and a thresholded sampled move.
+
+    Subclasses call ``super().__init__`` (which also checks ``threshold``) and define
+    ``step_with_policy`` from :meth:`_seconds_left` and :meth:`_play`.
+    """
+
+    def __init__(self, game: pyspiel.Game, player_id: int, iterations: int | None,
+                 time_limit: float | None, seed: int | None, threshold: float = 0.0):
+        super().__init__(game, player_id, iterations, time_limit, seed)
+        self.threshold = check_threshold(threshold)
+        self.total_iterations = 0  # over all moves and games, for reports
+
+    def restart_at(self, state: pyspiel.State) -> None:
+        """A new game (or a game resumed elsewhere): a fresh search."""
+        super().restart_at(state)
+        self.restart()
+
+    def _seconds_left(self, start: float) -> float | None:
+        """What is left of this move's time limit (None: no limit) since ``start``
+        (``time.perf_counter()`` when the move began)."""
+        if self.time_limit is None:
+            return None
+        return max(self.time_limit - (time.perf_counter() - start), 1e-9)
+
+    def _play(self, actions: list[int], probs) -> tuple[list[tuple[int, float]], int]:
+        """(the played strategy as (action, p) pairs, an action sampled from it): the final
+        strategy ``probs`` without the actions below ``threshold``."""
+        played = thresholded(probs, self.threshold)
+        return list(zip(actions, played)), actions[sample_index(played, self._rng.random())]

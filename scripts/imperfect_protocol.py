@@ -8,9 +8,12 @@ Settings (--setting):
                   runs behind its figures, ``IIGS_1_6``, used GTLibrary's GSGameInfo with
                   seed 1, which reverses the order: N-1..0), win/loss returns; OpenSpiel's
                   cards are 1..N instead of 0..N-1;
+  gs6_ascending   the same with the points ascending, as the paper's text states it;
   gs6_random      the same with the point order dealt at random;
   phantom_ttt     OpenSpiel's Phantom Tic-Tac-Toe;
-  leduc_poker     OpenSpiel's Leduc poker (the paper's larger poker is Generic Poker).
+  leduc_poker     OpenSpiel's Leduc poker (the paper's larger poker is Generic Poker);
+                  with --duplicate each deal is played twice, seats swapped (duplicate
+                  poker), and intervals are over deals.
 
 A gauntlet (``scripts/tournament.py --opponents``): every bot of --bots plays every
 opponent of --opponents, both seats, --num_games games per ordered pair (so 2 x
@@ -50,6 +53,7 @@ from smmcts_spiel.experiments import cli, outputs
 #: Protocol settings -> game string.
 SETTINGS = {
     "gs6_descending": "goofspiel(num_cards=6,imp_info=True,points_order=descending)",
+    "gs6_ascending": "goofspiel(num_cards=6,imp_info=True,points_order=ascending)",
     "gs6_random": "goofspiel(num_cards=6,imp_info=True,points_order=random)",
     "phantom_ttt": "phantom_ttt",
     "leduc_poker": "leduc_poker",
@@ -70,6 +74,8 @@ _NUM_WORKERS = flags.DEFINE_integer("num_workers", 1, "Games played at once, eac
                                     "of its own (give each a core of its own).",
                                     lower_bound=1)
 _SEED = cli.define_seed("Base seed of every game.")
+_DUPLICATE = flags.DEFINE_bool("duplicate", False, "Duplicate deals: each deal played twice, "
+                               "seats swapped, same chance outcomes (tournament.py --duplicate).")
 _RESULTS_DIR = flags.DEFINE_string("results_dir", None, "Output directory (default: "
                                    "results/imperfect_protocol/<setting>_<time_limit>s).")
 _PUBLISH = cli.define_publish("into docs/ or data/")
@@ -84,7 +90,8 @@ flags.register_validator("time_limit", cli.positive_finite,
 
 def tournament_command(setting: str, time_limit: float, bots: str, opponents: str,
                        num_games: int, chunk: int, seed: int, results_dir: str,
-                       publish: bool, num_workers: int = 1) -> list[str]:
+                       publish: bool, num_workers: int = 1,
+                       duplicate: bool = False) -> list[str]:
     """The ``scripts/tournament.py`` command line of one setting of the protocol."""
     script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tournament.py")
     return [sys.executable, script, f"--games={SETTINGS[setting]}", f"--bots={bots}",
@@ -93,6 +100,7 @@ def tournament_command(setting: str, time_limit: float, bots: str, opponents: st
             *(["--backend=serial"] if num_workers == 1 else
               ["--backend=process", f"--num_workers={num_workers}"]),
             f"--results_dir={results_dir}",
+            *(["--duplicate"] if duplicate else []),
             *(["--publish"] if publish else [])]
 
 
@@ -108,7 +116,8 @@ def summary_rows(folder: str) -> list[dict]:
             for r in csv.DictReader(f):
                 if r["bot_a"] not in ours or r["bot_b"] in ours:
                     continue
-                rows.append({"setting": names.get(r["game"], r["game"]),
+                rows.append({"setting": names.get(r["game"], r["game"]) + (
+                                 "_duplicate" if params.get("duplicate") else ""),
                              "time_limit": params["time_limit"],
                              "bot": r["bot_a"].replace(f",time_limit={params['time_limit']:g}",
                                                        "").replace(
@@ -130,7 +139,11 @@ def plot_summary(rows: list[dict], path: str) -> None:
     fig, axes = plt.subplots(1, len(panels), figsize=(5.5 * len(panels), 4.2), squeeze=False)
     for ax, (opponent, time_limit) in zip(axes[0], panels):
         cell = [r for r in rows if (r["opponent"], r["time_limit"]) == (opponent, time_limit)]
-        settings = sorted({r["setting"] for r in cell}, key=list(SETTINGS).index)
+        order = list(SETTINGS)
+        settings = sorted({r["setting"] for r in cell},
+                          key=lambda s: (order.index(s.removesuffix("_duplicate"))
+                                         if s.removesuffix("_duplicate") in order
+                                         else len(order), s))
         bots = sorted({r["bot"] for r in cell})
         width = 0.8 / len(bots)
         for k, bot in enumerate(bots):
@@ -180,10 +193,12 @@ def main(argv):
         summarize(_SUMMARIZE.value)
         return
     results_dir = _RESULTS_DIR.value or os.path.join(
-        "results", "imperfect_protocol", f"{_SETTING.value}_{_TIME_LIMIT.value:g}s")
+        "results", "imperfect_protocol",
+        f"{_SETTING.value}_{_TIME_LIMIT.value:g}s" + ("_duplicate" if _DUPLICATE.value else ""))
     command = tournament_command(_SETTING.value, _TIME_LIMIT.value, _BOTS.value,
                                  _OPPONENTS.value, _NUM_GAMES.value, _CHUNK.value,
-                                 _SEED.value, results_dir, _PUBLISH.value, _NUM_WORKERS.value)
+                                 _SEED.value, results_dir, _PUBLISH.value, _NUM_WORKERS.value,
+                                 _DUPLICATE.value)
     print(" ".join(command[1:]), flush=True)
     if _DRY_RUN.value:
         return

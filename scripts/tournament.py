@@ -10,7 +10,9 @@ searching bot (smmcts, mcts, oos, is_smmcts, ismcts) whose spec names no budget 
 one that cannot search by time (mmcts) must name its budget. Each ordered pair plays
 ``--num_games`` games (so each pair meets twice as often, both seats equally), in chunks of
 ``--chunk`` games that are resumable jobs (``results_dir/games/``; an interrupted run
-resumes, a run with other flags is refused). Writes into ``--results_dir``
+resumes, a run with other flags is refused). ``--duplicate`` plays duplicate deals (the two
+games of a pair with the same index share their chance outcomes, seats swapped; intervals over
+deals), which removes most of the luck of the cards in poker. Writes into ``--results_dir``
 (into docs/ or data/, where the committed tournaments live, only with ``--publish``):
 
   games.csv      one row per game: game, first and second bot, game index, seed, returns,
@@ -53,6 +55,10 @@ _NUM_GAMES = flags.DEFINE_integer("num_games", 100, "Games per ordered pair and 
                                   lower_bound=1)
 _CHUNK = flags.DEFINE_integer("chunk", 10, "Games per job.", lower_bound=1)
 _SEED = cli.define_seed("Base seed of every game.")
+_DUPLICATE = flags.DEFINE_bool(
+    "duplicate", False, "Duplicate deals (as in duplicate poker): game g of (B, A) replays "
+    "the chance outcomes of game g of (A, B) with the seats swapped; pair intervals are "
+    "over deals (A's mean return of the two games).")
 _WORKERS = flags.DEFINE_integer("num_workers", 1, "Worker processes (keep 1 on a busy machine: "
                                 "time budgets need a free core).", lower_bound=1)
 _BACKEND = flags.DEFINE_enum("backend", "process", experiments.BACKENDS, "Job backend.")
@@ -96,10 +102,13 @@ def run() -> None:
         match.check_match_game(game)
     match.warn_about_bots(bots, loaded.values(), _TIME_LIMIT.value)
     jobs = tournament.tournament_jobs(games, bots, _NUM_GAMES.value, _CHUNK.value, _SEED.value,
-                                      num_opponents=len(opponents))
+                                      num_opponents=len(opponents),
+                                      duplicate=_DUPLICATE.value)
     params = {"games": games, "bots": bots, "opponents": len(opponents),
               "time_limit": _TIME_LIMIT.value, "num_games": _NUM_GAMES.value,
               "chunk": _CHUNK.value, "seed": _SEED.value}
+    if _DUPLICATE.value:  # only when set, so that earlier runs' records still match
+        params["duplicate"] = True
     experiments.check_params(results_dir, params)
     if _NO_PLAY.value:
         games_dir = os.path.join(results_dir, "games")
@@ -158,7 +167,8 @@ def write_tables(results_dir: str, params: dict, rows: list[dict]) -> None:
     """pairs.csv, ratings.csv, tournament.md and ratings.png from the games ``rows``."""
     games = [g for g in params["games"] if any(r["game"] == g for r in rows)]
     half_sums = {g: cli.load_game(g, "--games").utility_sum() / 2 for g in games}
-    pairs = tournament.pairs_by_game(rows, games, params["bots"], half_sums)
+    pairs = tournament.pairs_by_game(rows, games, params["bots"], half_sums,
+                                     duplicate=params.get("duplicate", False))
     ratings = tournament.ratings_by_game(pairs, params["bots"], params["bootstrap"],
                                          params["seed"])
     tournament.write_pairs_csv(os.path.join(results_dir, "pairs.csv"), pairs)
@@ -177,7 +187,9 @@ def write_markdown(path, params, games, pairs, ratings) -> None:
     lines = [f"Round robin at {params['time_limit']:g} s per move, {params['num_games']} games "
              "per ordered pair (both seats). Cell: mean return of the row bot against the "
              "column bot (utility minus half the utility sum), +- the half-width of its 95% "
-             "t interval. Elo: Bradley-Terry ratings with 95% bootstrap intervals.", ""]
+             "t interval" + (" over duplicate deals (each deal played twice, seats swapped, "
+                             "same chance outcomes)" if params.get("duplicate") else "") +
+             ". Elo: Bradley-Terry ratings with 95% bootstrap intervals.", ""]
     for g in games:
         cells = {}
         for r in pairs[g]:

@@ -7,6 +7,12 @@ of the last ``num_opponents`` bots), in chunks that are resumable jobs for
 pair ``p`` of game number ``k`` is seeded by the match runner's
 ``game_seed(seed, k * 10**6 + p, g)`` (:mod:`smmcts_spiel.match`).
 
+Duplicate deals (``duplicate=True``, as in the ACPC's duplicate poker): game ``g`` of the
+ordered pair (B, A) takes the seed of game ``g`` of (A, B), so the two games of a deal see
+the same chance outcomes seat by seat (the match runner draws chance from the game's seed
+alone) with the bots' seats swapped; a pair's interval is then computed over deals (the
+mean of A's two returns per deal), which removes most of the luck of the deal.
+
 Ratings are a Bradley-Terry fit (:func:`fit_elo`): bot ``i`` scores ``s = 1, 1/2, 0``
 (win, draw, loss) against ``j`` with expected score ``1 / (1 + 10**((r_j - r_i) / 400))``
 (the Elo scale); the ratings maximise the likelihood of the scores (``choix``), with one
@@ -79,40 +85,63 @@ def ordered_pairs(num_bots: int, num_opponents: int = 0) -> list[tuple[int, int]
 
 
 def tournament_jobs(games: Sequence[str], bots: Sequence[str], num_games: int, chunk: int,
-                    seed: int, num_opponents: int = 0) -> dict[str, dict]:
+                    seed: int, num_opponents: int = 0,
+                    duplicate: bool = False) -> dict[str, dict]:
     """``{key: play_games arguments}`` for every chunk of every ordered pair of every game
-    (:func:`ordered_pairs`; a pair's seeds do not depend on ``num_opponents``)."""
+    (:func:`ordered_pairs`; a pair's seeds do not depend on ``num_opponents``). With
+    ``duplicate`` the ordered pair (j, i) plays with the seeds of (i, j) for i < j."""
     checks.check_count(num_games, "num_games", minimum=1)
     checks.check_count(chunk, "chunk", minimum=1)
     if len(set(bots)) != len(bots) or len(bots) < 2:
         raise ValueError(f"a tournament needs at least two distinct bots, got {list(bots)}")
     jobs = {}
     played = set(ordered_pairs(len(bots), num_opponents))
+    permutations = list(itertools.permutations(range(len(bots)), 2))
     for k, game in enumerate(games):
-        for p, (first, second) in enumerate(itertools.permutations(range(len(bots)), 2)):
+        for p, (first, second) in enumerate(permutations):
             if (first, second) not in played:
                 continue
+            seeds_of = (permutations.index((second, first)) if duplicate and first > second
+                        else p)
             for start in range(0, num_games, chunk):
                 stop = min(start + chunk, num_games)
                 jobs[f"game{k}_pair{p}_games{start}-{stop}"] = {
                     "game": game, "first": bots[first], "second": bots[second],
-                    "base_seed": seed, "pair_index": k * GAME_STRIDE + p, "start": start,
-                    "stop": stop}
+                    "base_seed": seed, "pair_index": k * GAME_STRIDE + seeds_of,
+                    "start": start, "stop": stop}
     return jobs
 
 
 @dataclass
 class PairResult(MatchResult):
     """Bot A against bot B on one game, over both seats; returns from A's point of view
-    (A's return minus half the utility sum, per game)."""
+    (A's return minus half the utility sum, per game: A in seat 0 first, then A in seat 1).
+    With ``duplicate`` game ``g`` of each half is the same deal, and the interval is over
+    deals (A's mean return per deal); wins, draws and losses still count games."""
 
     game: str = ""
+    duplicate: bool = False
+
+    @property
+    def deal_returns(self) -> np.ndarray:
+        """A's mean return per deal (duplicate) or per game."""
+        returns = np.asarray(self.returns, dtype=float)
+        if not self.duplicate:
+            return returns
+        half = len(returns) // 2
+        return (returns[:half] + returns[half:]) / 2
+
+    @property
+    def interval(self) -> reports.Interval:
+        return reports.mean_interval(self.deal_returns)
 
 
 def pair_results(game: str, bots: Sequence[str], per_pair: dict[tuple[int, int], np.ndarray],
-                 half_sum: float) -> list[PairResult]:
+                 half_sum: float, duplicate: bool = False) -> list[PairResult]:
     """Both seats of every unordered pair that played: ``per_pair[(i, j)]`` holds the
-    (games x 2) returns of the games with bot ``i`` in seat 0 and bot ``j`` in seat 1."""
+    (games x 2) returns of the games with bot ``i`` in seat 0 and bot ``j`` in seat 1. With
+    ``duplicate`` row ``g`` of (i, j) and of (j, i) must be the same deal (ValueError if the
+    two seats played different numbers of games)."""
     results = []
     none = np.zeros((0, 2))
     for i, j in itertools.combinations(range(len(bots)), 2):
@@ -120,8 +149,12 @@ def pair_results(game: str, bots: Sequence[str], per_pair: dict[tuple[int, int],
             continue
         a_first = per_pair.get((i, j), none)[:, 0] - half_sum
         a_second = per_pair.get((j, i), none)[:, 1] - half_sum
+        if duplicate and len(a_first) != len(a_second):
+            raise ValueError(f"duplicate deals: {bots[i]} played {len(a_first)} games in the "
+                             f"first seat and {len(a_second)} in the second against "
+                             f"{bots[j]}; every deal needs both")
         results.append(PairResult(bots[i], bots[j], np.concatenate([a_first, a_second]),
-                                   game=game))
+                                  game=game, duplicate=duplicate))
     return results
 
 
@@ -167,19 +200,29 @@ def elo_with_intervals(num_bots: int, winners, losers, scores, bootstrap: int = 
 
 
 def pairs_by_game(rows: Sequence[dict], games: Sequence[str], bots: Sequence[str],
-                  half_sums: dict[str, float]) -> dict[str, list[PairResult]]:
+                  half_sums: dict[str, float],
+                  duplicate: bool = False) -> dict[str, list[PairResult]]:
     """The pair results of every game of the games ``rows`` (as :func:`read_games_csv`
-    returns them); ``half_sums[game]`` is half the game's utility sum (a return's zero)."""
+    returns them); ``half_sums[game]`` is half the game's utility sum (a return's zero).
+    With ``duplicate`` (rows need ``game_index``) only the deals both seats finished count,
+    each pair's games in the order of their index."""
     index = {b: k for k, b in enumerate(bots)}
     pairs = {}
     for game in games:
-        per_pair: dict[tuple[int, int], list] = {}
+        per_pair: dict[tuple[int, int], dict] = {}
         for r in rows:
             if r["game"] == game:
-                per_pair.setdefault((index[r["first"]], index[r["second"]]), []).append(
-                    [r["return_first"], r["return_second"]])
-        pairs[game] = pair_results(game, bots, {k: np.array(v, dtype=float)
-                                                for k, v in per_pair.items()}, half_sums[game])
+                key = (index[r["first"]], index[r["second"]])
+                games_of = per_pair.setdefault(key, {})
+                deal = int(r["game_index"]) if duplicate else len(games_of)
+                games_of[deal] = [r["return_first"], r["return_second"]]
+        if duplicate:
+            for i, j in list(per_pair):
+                both = sorted(set(per_pair[(i, j)]) & set(per_pair.get((j, i), {})))
+                per_pair[(i, j)] = {g: per_pair[(i, j)][g] for g in both}
+        pairs[game] = pair_results(
+            game, bots, {k: np.array([v[g] for g in sorted(v)], dtype=float).reshape(-1, 2)
+                         for k, v in per_pair.items()}, half_sums[game], duplicate)
     return pairs
 
 

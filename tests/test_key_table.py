@@ -56,3 +56,45 @@ def test_copied_tables_are_independent():
     assert _add(other, 43, 2) == (1, True)
     assert tables.values[row, 1] == 7.0 and tables.num_nodes == 1
     assert _add(tables, 43, 2) == (1, True) and _add(tables, 42, 2) == (0, False)
+
+
+def test_compiled_searches_load_the_table_functions_when_built(monkeypatch):
+    """find / rehash are called from Python between chunks; loading them (numba's cache or a
+    compile) must happen when a search is built, not inside its first timed move (dd29561)."""
+    import pyspiel
+
+    from smmcts_spiel.imperfect import is_smmcts_kernel, oos_kernel
+
+    game = pyspiel.load_game("kuhn_poker")
+    calls = []
+    real = key_table.KeyedRows._load_table_code
+    monkeypatch.setattr(key_table.KeyedRows, "_load_table_code",
+                        lambda self: calls.append(type(self)) or real(self))
+    oos_kernel.outcome_sampling(game, engine="kernel", seed=0)
+    is_smmcts_kernel.information_set_smmcts(game, engine="kernel", seed=0)
+    assert calls == [oos_kernel.KernelOutcomeSampling,
+                     is_smmcts_kernel.KernelInformationSetSMMCTS]
+
+
+def test_loading_the_table_code_leaves_find_and_rehash_ready():
+    # In a fresh process (nothing loaded yet): building a search with the loading switched
+    # off leaves both dispatchers empty, so the check below can fail; built normally, both
+    # have their compiled code.
+    import subprocess
+    import sys
+
+    script = """
+import pyspiel
+from smmcts_spiel.imperfect import key_table, oos_kernel
+game = pyspiel.load_game("kuhn_poker")
+real = key_table.KeyedRows._load_table_code
+key_table.KeyedRows._load_table_code = lambda self: None
+oos_kernel.outcome_sampling(game, engine="kernel", seed=0)
+print(len(key_table.find.signatures), len(key_table.rehash.signatures))
+key_table.KeyedRows._load_table_code = real
+oos_kernel.outcome_sampling(game, engine="kernel", seed=0)
+print(len(key_table.find.signatures), len(key_table.rehash.signatures))
+"""
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         check=True).stdout.split("\n")
+    assert out[0] == "0 0" and out[1] == "1 1"

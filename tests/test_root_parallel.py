@@ -7,6 +7,7 @@ import pytest
 
 from smmcts_spiel.bot_specs import make_bot
 from smmcts_spiel.bots import SMMCTSBot
+from smmcts_spiel.search import root_parallel
 from smmcts_spiel.search.root_parallel import check_threads, split_budget
 from smmcts_spiel.search.smmcts import final_probabilities
 
@@ -87,3 +88,24 @@ def test_threads_need_the_kernel_engine():
         SMMCTSBot(pyspiel.load_game("tic_tac_toe"), 0, threads=2)
     with pytest.raises(ValueError, match="needs the kernel engine"):
         SMMCTSBot(pyspiel.load_game(GOOF5), 0, threads=2, engine="generic")
+
+
+@needs_two_cores
+@pytest.mark.skipif(root_parallel._current_core() is None, reason="sched_getcpu unavailable")
+def test_tree_threads_are_bound_to_other_cores_than_the_caller():
+    """Waking a tree's thread on the caller's core would make the trees take turns."""
+    cores = sorted(os.sched_getaffinity(0))
+    bot = SMMCTSBot(pyspiel.load_game(OSHI), 0, iterations=200, seed=0, threads=2)
+    bot.step(pyspiel.load_game(OSHI).new_initial_state())
+    (_, thread_id), = bot.search._threads
+    bound = os.sched_getaffinity(thread_id)
+    assert len(bound) == 1 and bound <= set(cores)
+    # Placing from a known core: the thread goes to another one; with that core alone, there.
+    os.sched_setaffinity(0, {cores[0]})
+    try:
+        root_parallel.place_threads([thread_id], cores)
+        assert os.sched_getaffinity(thread_id) == {cores[1]}
+        root_parallel.place_threads([thread_id], cores[:1])
+        assert os.sched_getaffinity(thread_id) == {cores[0]}
+    finally:
+        os.sched_setaffinity(0, set(cores))

@@ -39,6 +39,60 @@ def test_jobs_cover_both_seats_and_gauntlets_keep_the_round_robin_seeds():
         tournament.tournament_jobs(["matrix_mp"], ["a", "a"], 5, 2, seed=1)
 
 
+def test_duplicate_deals_give_both_seats_the_same_chance_outcomes(monkeypatch):
+    jobs = tournament.tournament_jobs(["leduc_poker"], ["random", "oos(iterations=20)"], 2, 2,
+                                      seed=3, duplicate=True)
+    assert len({j["pair_index"] for j in jobs.values()}) == 1  # (A, B) and (B, A): same seeds
+    plain = tournament.tournament_jobs(["leduc_poker"], ["random", "oos(iterations=20)"], 2,
+                                       2, seed=3)
+    assert len({j["pair_index"] for j in plain.values()}) == 2
+    # The match runner draws chance from the game's seed alone, whoever plays: the same
+    # seed deals the same cards (and the same public card when both games reach it).
+    finals = []
+    real = match.evaluate_bots
+
+    def recording(state, bots, rng):
+        finals.append(state)
+        return real(state, bots, rng)
+
+    monkeypatch.setattr(match, "evaluate_bots", recording)
+    game = pyspiel.load_game("leduc_poker")
+    deals = []
+    for seed in range(6):
+        for first, second in [("random", "oos(iterations=20)"), ("oos(iterations=20)", "random")]:
+            match.play_game(game, first, second, seed)
+            deals.append([a.action for a in finals[-1].full_history() if a.player < 0])
+    for a, b in zip(deals[::2], deals[1::2]):
+        shorter = min(len(a), len(b))
+        assert shorter >= 2 and a[:shorter] == b[:shorter]
+    assert len({tuple(d[:2]) for d in deals}) > 1  # and other seeds deal other cards
+
+
+def test_duplicate_intervals_are_over_deals():
+    # A (bot 0) wins every deal by 1 on average, but the cards decide each game by +-5.
+    luck = np.array([5.0, -5.0, 5.0, -5.0, 3.0])
+    a_first = np.stack([luck + 1, -(luck + 1)], axis=1)      # A in seat 0
+    a_second = np.stack([luck - 1, -(luck - 1)], axis=1)     # B in seat 0, same cards
+    per_pair = {(0, 1): a_first, (1, 0): a_second}
+    [plain] = tournament.pair_results("g", ["a", "b"], per_pair, 0.0)
+    [dup] = tournament.pair_results("g", ["a", "b"], per_pair, 0.0, duplicate=True)
+    assert plain.mean == pytest.approx(1.0) and dup.mean == pytest.approx(1.0)
+    np.testing.assert_allclose(dup.deal_returns, np.ones(5))  # the luck cancels per deal
+    assert dup.games == 10 and dup.wins + dup.losses + dup.draws == 10
+    assert dup.interval.n == 5 and not dup.interval.defined  # every deal the same
+    assert plain.interval.half_width > 2
+    with pytest.raises(ValueError, match="every deal needs both"):
+        tournament.pair_results("g", ["a", "b"], {(0, 1): a_first, (1, 0): a_second[:3]},
+                                0.0, duplicate=True)
+    rows = [{"game": "g", "first": f, "second": s, "game_index": str(g),
+             "return_first": float(r[0]), "return_second": float(r[1])}
+            for (f, s), returns in [(("a", "b"), a_first), (("b", "a"), a_second[:3])]
+            for g, r in enumerate(returns)]
+    [kept] = tournament.pairs_by_game(rows, ["g"], ["a", "b"], {"g": 0.0},
+                                      duplicate=True)["g"]
+    assert kept.games == 6  # only the deals both seats finished
+
+
 def test_elo_of_two_bots_is_the_log_odds_of_their_score():
     # One virtual draw is added: the MLE difference is 400 log10(w' / (1 - w')) with
     # w' = (wins + draws / 2 + 1/2) / (games + 1), whatever the order of the games.

@@ -50,11 +50,8 @@ def parameters(game) -> tuple[np.ndarray, np.ndarray]:
     if p["horizon"] < 0:
         raise Uncovered(f"horizon={p['horizon']}: no limit on the game's length")
     g = grid.parse(p["grid"], "ab*.")
-    obstacles = np.zeros((g.rows, g.cols), np.int64)
-    for r, c in g.of("*"):
-        obstacles[r, c] = 1
     params = [g.rows, g.cols, p["horizon"], p["score_limit"], *g.one("a"), *g.one("b")]
-    return np.concatenate([params, obstacles.ravel()]).astype(np.int64), np.zeros(0)
+    return np.concatenate([params, g.mask("*")]).astype(np.int64), np.zeros(0)
 
 
 def limits(params: np.ndarray) -> tuple[int, int, int]:
@@ -84,9 +81,7 @@ def status(state, params, data):
 
 @numba.njit(cache=True)
 def legal_actions(state, params, data, player, out):
-    if status(state, params, data) != DECISION:
-        return 0
-    return base.every_action(NUM_ACTIONS, out)
+    return grid.every_move(status(state, params, data), NUM_ACTIONS, out)
 
 
 @numba.njit(cache=True)
@@ -96,9 +91,7 @@ def chance_outcomes(state, params, data, outcomes, probs):
 
 @numba.njit(cache=True)
 def apply_actions(state, params, data, action0, action1):
-    state[_ACTION0] = action0
-    state[_ACTION1] = action1
-    state[_CHANCE] = 1
+    grid.pend_moves(state, _ACTION0, _CHANCE, action0, action1)
 
 
 @numba.njit(cache=True)
@@ -184,7 +177,6 @@ def rollout(state, params, data, rng):
     """Player 0's return after uniformly random moves and chance from ``state``."""
     while state[_WINNER] < 0 and state[_MOVES] < params[_HORIZON]:
         if not state[_CHANCE]:
-            state[_ACTION0] = min(int(rng.random() * NUM_ACTIONS), NUM_ACTIONS - 1)
-            state[_ACTION1] = min(int(rng.random() * NUM_ACTIONS), NUM_ACTIONS - 1)
-        apply_chance(state, params, data, 0 if rng.random() < 0.5 else 1)
+            grid.random_moves(state, _ACTION0, NUM_ACTIONS, rng)
+        apply_chance(state, params, data, grid.random_initiative(rng))
     return returns(state, params, data)

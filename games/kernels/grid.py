@@ -1,15 +1,26 @@
-"""OpenSpiel's grid strings (markov_soccer, capture_the_flag, laser_tag), read as its C++ does.
+"""What the grid games' kernels (markov_soccer, capture_the_flag, laser_tag) share.
 
-A grid is rows of characters separated by newlines. The width is the longest row (a shorter
-row's missing cells are empty), the height the number of rows that hold a character (a
-trailing newline adds none). Each kernel says which characters mean what.
+Their grid strings, read as OpenSpiel's C++ does: rows of characters separated by newlines.
+The width is the longest row (a shorter row's missing cells are empty), the height the
+number of rows that hold a character (a trailing newline adds none). Each kernel says which
+characters mean what.
+
+And their turns, alike in all three: both players pick a move at once (every move is
+legal at a decision node), the moves wait in the state, and an initiative chance node
+(whose move is resolved first, even odds) resolves them. The compiled helpers below take
+the kernel's state fields: ``first_action`` (player 0's pending move, player 1's right
+after it) and ``chance`` (1 while chance is to move).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from smmcts_spiel.games.kernels.base import Uncovered
+import numba
+import numpy as np
+
+from smmcts_spiel.games.kernels import base
+from smmcts_spiel.games.kernels.base import DECISION, Uncovered
 
 
 @dataclass
@@ -29,6 +40,13 @@ class Grid:
             raise Uncovered(f"a grid with {len(cells)} '{char}' cells (one expected)")
         return cells[0]
 
+    def mask(self, char: str) -> np.ndarray:
+        """1 on the cells holding ``char``, 0 elsewhere, row-major (int64)."""
+        cells = np.zeros((self.rows, self.cols), np.int64)
+        for r, c in self.of(char):
+            cells[r, c] = 1
+        return cells.ravel()
+
 
 def parse(text: str, allowed: str) -> Grid:
     """The grid of ``text``; characters outside ``allowed`` raise :class:`Uncovered`."""
@@ -46,3 +64,36 @@ def parse(text: str, allowed: str) -> Grid:
         grid.cells.setdefault(char, []).append((row, col))
         col += 1
     return grid
+
+
+# Compiled turn helpers (see the module docstring).
+
+
+@numba.njit(cache=True)
+def every_move(kind, num_actions, out):
+    """``legal_actions`` of a grid game at a node of ``kind``: every move
+    ``0 .. num_actions - 1`` at a decision node, none elsewhere."""
+    if kind != DECISION:
+        return 0
+    return base.every_action(num_actions, out)
+
+
+@numba.njit(cache=True)
+def pend_moves(state, first_action, chance, action0, action1):
+    """``apply_actions`` of a grid game: both moves wait for the initiative chance node."""
+    state[first_action] = action0
+    state[first_action + 1] = action1
+    state[chance] = 1
+
+
+@numba.njit(cache=True)
+def random_moves(state, first_action, num_actions, rng):
+    """A rollout's joint move: each player's uniformly random move, pending."""
+    state[first_action] = min(int(rng.random() * num_actions), num_actions - 1)
+    state[first_action + 1] = min(int(rng.random() * num_actions), num_actions - 1)
+
+
+@numba.njit(cache=True)
+def random_initiative(rng):
+    """A rollout's initiative outcome: 0 (player 0's move first) or 1, even odds."""
+    return 0 if rng.random() < 0.5 else 1

@@ -69,10 +69,7 @@ def parameters(game) -> tuple[np.ndarray, np.ndarray]:
     spawns = g.of("S")
     if len(spawns) < 2:
         raise Uncovered(f"a grid with {len(spawns)} spawn point(s): both players must spawn")
-    obstacles = np.zeros((g.rows, g.cols), np.int64)
-    for r, c in g.of("*"):
-        obstacles[r, c] = 1
-    params = np.concatenate([[g.rows, g.cols, p["horizon"], len(spawns)], obstacles.ravel(),
+    params = np.concatenate([[g.rows, g.cols, p["horizon"], len(spawns)], g.mask("*"),
                              np.ravel(spawns)])
     return params.astype(np.int64), np.zeros(0)
 
@@ -111,9 +108,7 @@ def status(state, params, data):
 
 @numba.njit(cache=True)
 def legal_actions(state, params, data, player, out):
-    if status(state, params, data) != DECISION:
-        return 0
-    return base.every_action(NUM_ACTIONS, out)
+    return grid.every_move(status(state, params, data), NUM_ACTIONS, out)
 
 
 @numba.njit(cache=True)
@@ -124,11 +119,7 @@ def _occupied(state, r, c):
 @numba.njit(cache=True)
 def chance_outcomes(state, params, data, outcomes, probs):
     if state[_RESPAWNS] == 0:
-        outcomes[0] = 0
-        outcomes[1] = 1
-        probs[0] = 0.5
-        probs[1] = 0.5
-        return 2
+        return base.initiative_outcomes(outcomes, probs)
     k = 0
     for s in range(params[_NUM_SPAWNS]):
         r, c = _spawn_cell(params, s)
@@ -142,9 +133,7 @@ def chance_outcomes(state, params, data, outcomes, probs):
 
 @numba.njit(cache=True)
 def apply_actions(state, params, data, action0, action1):
-    state[_ACTION0] = action0
-    state[_ACTION1] = action1
-    state[_CHANCE] = 1
+    grid.pend_moves(state, _ACTION0, _CHANCE, action0, action1)
 
 
 @numba.njit(cache=True)
@@ -241,7 +230,6 @@ def rollout(state, params, data, rng):
             apply_chance(state, params, data, 2 + s)
             continue
         if not state[_CHANCE]:
-            state[_ACTION0] = min(int(rng.random() * NUM_ACTIONS), NUM_ACTIONS - 1)
-            state[_ACTION1] = min(int(rng.random() * NUM_ACTIONS), NUM_ACTIONS - 1)
-        apply_chance(state, params, data, 0 if rng.random() < 0.5 else 1)
+            grid.random_moves(state, _ACTION0, NUM_ACTIONS, rng)
+        apply_chance(state, params, data, grid.random_initiative(rng))
     return float(state[_RETURN0])

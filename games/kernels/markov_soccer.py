@@ -83,9 +83,7 @@ def status(state, params, data):
 
 @numba.njit(cache=True)
 def legal_actions(state, params, data, player, out):
-    if status(state, params, data) != DECISION:
-        return 0
-    return base.every_action(NUM_ACTIONS, out)
+    return grid.every_move(status(state, params, data), NUM_ACTIONS, out)
 
 
 @numba.njit(cache=True)
@@ -101,9 +99,7 @@ def chance_outcomes(state, params, data, outcomes, probs):
 
 @numba.njit(cache=True)
 def apply_actions(state, params, data, action0, action1):
-    state[_ACTION0] = action0
-    state[_ACTION1] = action1
-    state[_CHANCE] = 1
+    grid.pend_moves(state, _ACTION0, _CHANCE, action0, action1)
 
 
 @numba.njit(cache=True)
@@ -172,7 +168,6 @@ def rollout(state, params, data, rng):
             apply_chance(state, params, data, 2 + min(int(rng.random() * n), n - 1))
             continue
         if not state[_CHANCE]:
-            state[_ACTION0] = min(int(rng.random() * NUM_ACTIONS), NUM_ACTIONS - 1)
-            state[_ACTION1] = min(int(rng.random() * NUM_ACTIONS), NUM_ACTIONS - 1)
-        apply_chance(state, params, data, 0 if rng.random() < 0.5 else 1)
+            grid.random_moves(state, _ACTION0, NUM_ACTIONS, rng)
+        apply_chance(state, params, data, grid.random_initiative(rng))
     return returns(state, params, data)

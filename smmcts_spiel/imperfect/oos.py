@@ -45,7 +45,6 @@ not see player 1's action).
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pyspiel
@@ -54,9 +53,6 @@ from open_spiel.python import policy as policy_lib
 from smmcts_spiel import checks
 from smmcts_spiel.imperfect import information_sets
 from smmcts_spiel.search.selectors import regret_matching_probabilities, sample_index
-
-if TYPE_CHECKING:  # the compiled engine imports this module
-    from smmcts_spiel.imperfect.oos_kernel import KernelOutcomeSampling
 
 #: What a search recommends at an information set: the average strategy (the one that
 #: converges to an equilibrium) or the current regret-matching strategy (``gamma`` mixed
@@ -169,7 +165,41 @@ class InfoSetNode:
         return [s / total for s in self.strategy_sums]
 
 
-class OutcomeSampling:
+class OOSStrategies:
+    """The strategies both OOS engines (Python and compiled) read from their tables; each
+    engine answers :meth:`_table_strategy` for one information set."""
+
+    gamma: float
+    search_game: pyspiel.Game
+
+    def average_strategy(self, state: pyspiel.State, player: int | None = None):
+        """(actions, average strategy) at ``state`` of ``search_game``; uniform off-tree."""
+        return self.strategy(state, player, "average")
+
+    def strategy(self, state: pyspiel.State, player: int | None = None,
+                 final_strategy: str = "average"):
+        """(actions, average or current strategy) at ``state`` of ``search_game``; uniform
+        off-tree. The current strategy is regret matching with the ``gamma`` exploration
+        the search samples with."""
+        final_strategy = check_final_strategy(final_strategy)
+        if player is None:
+            player = state.current_player()
+        actions = state.legal_actions(player)
+        probs = self._table_strategy(state, player, len(actions), final_strategy)
+        return actions, [1.0 / len(actions)] * len(actions) if probs is None else probs
+
+    def _table_strategy(self, state: pyspiel.State, player: int, num_actions: int,
+                        final_strategy: str) -> list[float] | None:
+        """The strategy of ``player``'s information set at ``state`` (None: not in the
+        tables, or no average yet)."""
+        raise NotImplementedError
+
+    def policy(self) -> OOSPolicy:
+        """Both players' average strategies as a policy of ``search_game``."""
+        return OOSPolicy(self)
+
+
+class OutcomeSampling(OOSStrategies):
     """The OOS tables (both players' information sets) and its iterations.
 
     Args:
@@ -351,28 +381,13 @@ class OutcomeSampling:
         return tail, q, u
 
     # ---------------------------------------------------------------- strategies
-    def average_strategy(self, state: pyspiel.State, player: int | None = None):
-        """(actions, average strategy) at ``state`` of ``search_game``; uniform off-tree."""
-        return self.strategy(state, player, "average")
-
-    def strategy(self, state: pyspiel.State, player: int | None = None,
-                 final_strategy: str = "average"):
-        """(actions, average or current strategy) at ``state`` of ``search_game``; uniform
-        off-tree. The current strategy is regret matching with the ``gamma`` exploration
-        the search samples with."""
-        if player is None:
-            player = state.current_player()
-        actions = state.legal_actions(player)
+    def _table_strategy(self, state, player, num_actions, final_strategy):
         node = self.nodes.get((player, state.information_state_string(player)))
         if node is None:
-            return actions, [1.0 / len(actions)] * len(actions)
-        if check_final_strategy(final_strategy) == "current":
-            return actions, list(node.current_strategy(self.gamma))
-        return actions, node.average_strategy()
-
-    def policy(self) -> OOSPolicy:
-        """Both players' average strategies as a policy of ``search_game``."""
-        return OOSPolicy(self)
+            return None
+        if final_strategy == "current":
+            return list(node.current_strategy(self.gamma))
+        return node.average_strategy()
 
     def reset(self) -> None:
         """Forget the tables and the target: a fresh search (a new game)."""
@@ -390,7 +405,7 @@ class OOSPolicy(policy_lib.Policy):
     ``open_spiel.python.algorithms.exploitability.nash_conv``.
     """
 
-    def __init__(self, search: OutcomeSampling | KernelOutcomeSampling):
+    def __init__(self, search: OOSStrategies):
         super().__init__(search.search_game, [0, 1])
         self._search = search
 

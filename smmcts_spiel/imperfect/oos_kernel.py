@@ -33,9 +33,8 @@ import pyspiel
 from smmcts_spiel.games.kernels import information as kernels
 from smmcts_spiel.imperfect import compiled_information_sets, information_sets, key_table
 from smmcts_spiel.imperfect.oos import (
-    OOSPolicy,
+    OOSStrategies,
     OutcomeSampling,
-    check_final_strategy,
     check_parameters,
     check_weighting,
     target_weight,
@@ -259,7 +258,7 @@ def _mean_reach(code, root, params, data, histories, lengths, count, sums, num_a
     return total
 
 
-class KernelOutcomeSampling(key_table.KeyedRows):
+class KernelOutcomeSampling(OOSStrategies, key_table.KeyedRows):
     """OOS tables of both players and compiled iterations (same interface as the Python
     :class:`~smmcts_spiel.imperfect.oos.OutcomeSampling`).
 
@@ -406,40 +405,23 @@ class KernelOutcomeSampling(key_table.KeyedRows):
         """The table row of ``player``'s information set at ``state``, or -1."""
         return int(key_table.find(self.key(state, player), self.hash_keys, self.hash_nodes))
 
-    def average_strategy(self, state: pyspiel.State, player: int | None = None):
-        """(actions, average strategy) at ``state`` of ``search_game``; uniform off-tree."""
-        return self.strategy(state, player, "average")
-
-    def strategy(self, state: pyspiel.State, player: int | None = None,
-                 final_strategy: str = "average"):
-        """(actions, average or current strategy) at ``state`` of ``search_game``; uniform
-        off-tree. The current strategy is regret matching with the ``gamma`` exploration
-        the search samples with."""
-        if player is None:
-            player = state.current_player()
-        actions = state.legal_actions(player)
-        n = len(actions)
+    def _table_strategy(self, state, player, num_actions, final_strategy):
         row = self.row(state, player)
         if row < 0:
-            return actions, [1.0 / n] * n
-        if check_final_strategy(final_strategy) == "current":
-            return actions, selectors.regret_matching_probabilities(
+            return None
+        n = num_actions
+        if final_strategy == "current":
+            return selectors.regret_matching_probabilities(
                 self.regrets[row, :n].tolist(), self.gamma, [0.0] * n)
         sums = self.sums[row, :n]
         total = float(sums.sum())
-        if total <= 0.0:
-            return actions, [1.0 / n] * n
-        return actions, [float(x) / total for x in sums]
+        return None if total <= 0.0 else [float(x) / total for x in sums]
 
     def tables(self) -> dict[int, tuple[np.ndarray, np.ndarray]]:
         """{information key: (regrets, average-strategy sums)} of every row."""
         return {int(self.node_keys[r]): (self.regrets[r, :self.num_actions[r]].copy(),
                                          self.sums[r, :self.num_actions[r]].copy())
                 for r in range(self.num_nodes)}
-
-    def policy(self) -> OOSPolicy:
-        """Both players' average strategies as a policy of ``search_game``."""
-        return OOSPolicy(self)
 
     def copy(self) -> KernelOutcomeSampling:
         """An independent copy of the tables, target and random state."""

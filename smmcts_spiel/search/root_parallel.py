@@ -12,10 +12,16 @@ and each tree keeps its own subtree between moves.
 Threads run in parallel only where the search releases Python's global interpreter lock:
 the kernel engine's compiled iterations do (``nogil``); the generic engine spends its time
 in pyspiel and Python, which hold it (docs/search_and_bots.md).
+
+Each extra tree has a thread of its own, which a move wakes on another core than the one
+the calling thread (which searches the first tree) runs on: left to itself, Linux may wake
+it on the caller's core when no core is idle, where the two trees then take turns (on a
+machine whose every core ran other work, a second thread added nothing, 26 Nov 2026).
 """
 
 from __future__ import annotations
 
+import ctypes
 import os
 import threading
 import time
@@ -122,17 +128,47 @@ def _summed(rows) -> list:
     return [sum(column) for column in zip(*rows)]
 
 
-def _started_pool(workers: int) -> ThreadPoolExecutor:
-    """A pool of ``workers`` threads, all started now: a pool starts its threads at the
-    first tasks, and starting one waits until the new thread runs, which on a busy machine
-    took tens to hundreds of milliseconds (25 Nov 2026), time a move would lose."""
-    pool = ThreadPoolExecutor(workers, "smmcts-tree")
-    everyone = threading.Barrier(workers + 1)
-    started = [pool.submit(everyone.wait) for _ in range(workers)]  # one new thread each
-    everyone.wait()
-    for future in started:
-        future.result()
-    return pool
+def _started_thread() -> tuple[ThreadPoolExecutor, int]:
+    """A pool of one thread, started now, and the thread's id (for its core): a pool starts
+    its thread at the first task, and starting one waits until the new thread runs, which
+    on a busy machine took tens to hundreds of milliseconds (25 Nov 2026), time a move
+    would lose."""
+    pool = ThreadPoolExecutor(1, "smmcts-tree")
+    return pool, pool.submit(threading.get_native_id).result()
+
+
+def _load_sched_getcpu():
+    try:
+        sched_getcpu = ctypes.CDLL(None, use_errno=True).sched_getcpu
+    except (OSError, AttributeError):  # not glibc / Linux: threads are placed by the system
+        return None
+    sched_getcpu.restype = ctypes.c_int
+    sched_getcpu.argtypes = []
+    return sched_getcpu
+
+
+_sched_getcpu = _load_sched_getcpu()
+
+
+def _current_core() -> int | None:
+    """The core the calling thread runs on, or None if unknown."""
+    core = -1 if _sched_getcpu is None else _sched_getcpu()
+    return None if core < 0 else core
+
+
+def place_threads(thread_ids: Sequence[int], cores: Sequence[int]) -> None:
+    """Bind each thread to one of ``cores`` other than the calling thread's current core,
+    a different one each while they last (so that waking them does not put them behind
+    the caller); nothing where the system cannot say or do it."""
+    here = _current_core()
+    if here is None or not hasattr(os, "sched_setaffinity"):
+        return
+    others = [c for c in cores if c != here] or list(cores)
+    for k, thread_id in enumerate(thread_ids):
+        try:
+            os.sched_setaffinity(thread_id, {others[k % len(others)]})
+        except OSError:  # e.g. the core was taken from this process since
+            pass
 
 
 class RootParallelSearch:
@@ -156,9 +192,8 @@ class RootParallelSearch:
         self.exploration = first.exploration
         self.threshold = first.threshold
         self.last_iterations = 0
-        self._pool = None
-        if len(self.searches) > 1:
-            self._pool = _started_pool(len(self.searches) - 1)
+        # One thread of its own per tree after the first (which the caller searches).
+        self._threads = [_started_thread() for _ in self.searches[1:]]
 
     @property
     def root(self) -> MergedNode | None:
@@ -174,10 +209,11 @@ class RootParallelSearch:
         shares = split_budget(iterations, len(self.searches))
         # Trees without a share of a small budget only move their root.
         busy = [k for k, n in enumerate(shares) if n is None or n > 0]
-        pool = self._pool
-        futures = [] if pool is None else [
-            pool.submit(self.searches[k].run, state, shares[k], time_limit, started)
-            for k in busy[1:]]
+        threads = [self._threads[k - 1] for k in busy[1:]]
+        place_threads([thread_id for _, thread_id in threads],
+                      sorted(os.sched_getaffinity(0)))
+        futures = [pool.submit(self.searches[k].run, state, shares[k], time_limit, started)
+                   for k, (pool, _) in zip(busy[1:], threads)]
         self.searches[busy[0]].run(state, shares[busy[0]], time_limit, started)
         for future in futures:
             future.result()
