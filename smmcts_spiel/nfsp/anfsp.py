@@ -416,8 +416,9 @@ class _RayActors:
             ray.init(address=config.ray_address, include_dashboard=False, log_to_driver=False)
         # On a cluster each actor asks for a CPU (Ray places them); on a local Ray the
         # actors share this machine's cores as local processes do, however many.
-        remote = ray.remote(num_cpus=1 if config.ray_address else 0)(_Worker)
-        self._actors = [remote.remote(config, k, episodes) for k in range(config.num_actors)]
+        remote: Any = ray.remote(num_cpus=1 if config.ray_address else 0)(_Worker)
+        self._actors: list[Any] = [remote.remote(config, k, episodes)
+                                   for k in range(config.num_actors)]
         first = ray.put(params)
         ray.get([actor.set_params.remote(first) for actor in self._actors])  # all ready
         self._params: list = [None] * config.num_actors  # for each actor's next call
@@ -566,7 +567,8 @@ class ANFSP:
         actor, payload, episodes, cpu = message
         self.actor_cpu_seconds += cpu
         if self.config.design == "learner":
-            self._receive(*payload, episodes, cpu)
+            transitions, supervised = payload
+            self._receive(transitions, supervised, episodes, cpu)
             return
         self.cpu_seconds += cpu
         self.episodes += episodes
