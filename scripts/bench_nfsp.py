@@ -4,13 +4,19 @@ Part 1, the profile (CPU microseconds, this process, after a warm-up that starts
 acting per episode (numpy networks), and for comparison one jitted JAX forward pass per
 state, as the actors did before; one learning step (both networks, then the numpy copies);
 storing an episode; OpenSpiel's JAX NFSP's episode (its own loop). Part 2, throughput:
-NFSP (``ANFSP`` without actors) and ANFSP with --num_actors actor processes, each for
---seconds of wall time: episodes per second, CPU seconds of all their processes, episodes
-per CPU second (the cost of the parallelism: messages, a learner process), and the
-speed-up over NFSP. On a machine with C free cores the speed-up is bounded by C times
-ANFSP's episodes per CPU second over NFSP's.
+NFSP (``ANFSP`` without actors) and ANFSP with --num_actors actors, for each of --designs
+(``learner``: actors send experience; ``actor_learners``: the paper's, actors send
+gradients) and --backends (local processes, Ray actors), each for --seconds of wall time
+after a warm-up: episodes per second, CPU seconds of all their processes (the actors'
+while playing and computing), episodes per CPU second (the cost of the parallelism:
+messages, a learner process), the speed-up over NFSP and over the same design and backend
+with the fewest actors, and Ray's episode rate over local processes'. Actor start-up is
+not timed. On a machine with C free cores the speed-up is bounded by C times ANFSP's
+episodes per CPU second over NFSP's.
 
   python scripts/bench_nfsp.py --game=leduc_poker --seconds=60
+  python scripts/bench_nfsp.py --designs=actor_learners --backends=processes,ray \
+      --num_actors=1,2 --seconds=30 --skip_profile
 
 Prints a table; --out writes it as JSON too.
 """
@@ -25,11 +31,12 @@ from absl import app, flags
 
 from smmcts_spiel import experiments, nfsp
 from smmcts_spiel.experiments import cli
+from smmcts_spiel.reports import tables
 
 try:  # the nfsp extra: without it the flags still parse, and main says what to install
     import jax
 
-    from smmcts_spiel.nfsp.anfsp import ANFSP, ANFSPConfig
+    from smmcts_spiel.nfsp.anfsp import ANFSP, BACKENDS, DESIGNS, ANFSPConfig
     from smmcts_spiel.nfsp.openspiel_nfsp import NFSPConfig, OpenSpielNFSP
     from smmcts_spiel.nfsp.policy import state_tensor
 except ImportError as error:
@@ -41,6 +48,11 @@ _GAME = flags.DEFINE_string("game", "leduc_poker", "A poker game (information-st
 _SECONDS = flags.DEFINE_float("seconds", 30.0, "Wall time of each throughput run.",
                               lower_bound=1)
 _NUM_ACTORS = flags.DEFINE_list("num_actors", ["1", "2"], "ANFSP's actor counts to run.")
+_DESIGNS = flags.DEFINE_list("designs", ["learner"], "ANFSP's designs to run: learner, "
+                             "actor_learners.")
+_BACKENDS = flags.DEFINE_list("backends", ["processes"], "Where the actors run: processes, "
+                              "ray (the ray extra).")
+_SKIP_PROFILE = flags.DEFINE_bool("skip_profile", False, "Only the throughput part.")
 _OUT = flags.DEFINE_string("out", None, "Also write the results as JSON here (under docs/ or "
                            "data/ only with --publish).")
 _PUBLISH = flags.DEFINE_bool("publish", False, "Allow --out under docs/ or data/.")
@@ -94,16 +106,24 @@ def profile(game: str) -> dict:
     return result
 
 
-def throughput(game: str, num_actors: int, seconds: float) -> dict:
-    with ANFSP(ANFSPConfig(game=game, num_actors=num_actors, seed=0)) as run:
-        while run.steps < 100:  # warm-up: actors started, learning under way
+def throughput(game: str, num_actors: int, seconds: float, design: str = "learner",
+               backend: str = "processes") -> dict:
+    config = ANFSPConfig(game=game, num_actors=num_actors, seed=0, design=design,
+                         backend=backend)
+    with ANFSP(config) as run:
+        while run.steps < 100 or run.train_seconds < 3:  # warm-up: learning under way
             run.train(2.0)
-        episodes, wall, cpu = run.episodes, run.train_seconds, run.cpu_seconds
+        before = (run.episodes, run.train_seconds, run.cpu_seconds, run.actor_cpu_seconds,
+                  run.wait_seconds)
         run.train(seconds)
-        episodes, wall, cpu = (run.episodes - episodes, run.train_seconds - wall,
-                               run.cpu_seconds - cpu)
-    return {"num_actors": num_actors, "episodes_per_second": episodes / wall,
-            "cpu_seconds_per_second": cpu / wall, "episodes_per_cpu_second": episodes / cpu}
+        episodes, wall, cpu, actor_cpu, wait = (
+            now - then for now, then in zip((run.episodes, run.train_seconds, run.cpu_seconds,
+                                             run.actor_cpu_seconds, run.wait_seconds), before))
+    return {"design": design, "backend": backend if num_actors else "-",
+            "num_actors": num_actors, "episodes_per_second": episodes / wall,
+            "cpu_seconds_per_second": cpu / wall, "episodes_per_cpu_second": episodes / cpu,
+            "actors_cpu_seconds_per_second": actor_cpu / wall,
+            "learner_waiting": wait / wall}
 
 
 def main(argv):
@@ -118,21 +138,50 @@ def main(argv):
         actor_counts = [int(k) for k in _NUM_ACTORS.value]
     except ValueError:
         raise app.UsageError(f"--num_actors: integers, got {_NUM_ACTORS.value}") from None
-    if any(k < 1 for k in actor_counts):
+    if not actor_counts or any(k < 1 for k in actor_counts):
         raise app.UsageError(f"--num_actors: at least 1, got {actor_counts}")
-    result = {"game": _GAME.value, "profile": profile(_GAME.value)}
-    print(f"profile on {_GAME.value} (CPU microseconds):")
-    for name, value in result["profile"].items():
-        print(f"  {name:34s} {value:10.1f}")
-    runs = [throughput(_GAME.value, k, _SECONDS.value) for k in [0] + actor_counts]
+    for flag, allowed in ((_DESIGNS, DESIGNS), (_BACKENDS, BACKENDS)):
+        if not flag.value or set(flag.value) - set(allowed):
+            raise app.UsageError(f"--{flag.name}: use {', '.join(allowed)}; got {flag.value}")
+    if "ray" in _BACKENDS.value:
+        try:
+            import ray  # noqa: F401
+        except ImportError as e:
+            raise SystemExit(nfsp.missing_extra(e)) from None
+    result: dict = {"game": _GAME.value}
+    if not _SKIP_PROFILE.value:
+        result["profile"] = profile(_GAME.value)
+        print(f"profile on {_GAME.value} (CPU microseconds):")
+        for name, value in result["profile"].items():
+            print(f"  {name:34s} {value:10.1f}")
+    runs = [throughput(_GAME.value, 0, _SECONDS.value)]
+    for design in _DESIGNS.value:
+        for backend in _BACKENDS.value:
+            runs += [throughput(_GAME.value, k, _SECONDS.value, design, backend)
+                     for k in actor_counts]
     synchronous = runs[0]
-    print(f"throughput, {_SECONDS.value:g} s each:")
-    print("  actors  episodes/s  CPU s/s  episodes/CPU s  speed-up")
+    fewest = {}
     for r in runs:
         r["speed_up"] = r["episodes_per_second"] / synchronous["episodes_per_second"]
-        print(f"  {r['num_actors']:6d}  {r['episodes_per_second']:10.0f}  "
-              f"{r['cpu_seconds_per_second']:7.2f}  {r['episodes_per_cpu_second']:14.0f}  "
-              f"{r['speed_up']:8.2f}")
+        base = fewest.setdefault((r["design"], r["backend"]), r)
+        r["speed_up_over_fewest_actors"] = r["episodes_per_second"] / base["episodes_per_second"]
+        local = [p for p in runs if p["backend"] == "processes" and p["design"] == r["design"]
+                 and p["num_actors"] == r["num_actors"]]
+        if r["backend"] == "ray" and local:
+            r["ray_over_processes"] = r["episodes_per_second"] / local[0]["episodes_per_second"]
+    print(f"throughput on {_GAME.value}, {_SECONDS.value:g} s each (design learner with 0 "
+          f"actors: NFSP in one process):")
+    print(tables.text([(r["design"], r["backend"], r["num_actors"],
+                        f"{r['episodes_per_second']:.0f}", f"{r['cpu_seconds_per_second']:.2f}",
+                        f"{r['episodes_per_cpu_second']:.0f}", f"{r['speed_up']:.2f}",
+                        f"{r['speed_up_over_fewest_actors']:.2f}",
+                        f"{r['ray_over_processes']:.2f}" if "ray_over_processes" in r else "",
+                        f"{r['actors_cpu_seconds_per_second']:.2f}",
+                        f"{100 * r['learner_waiting']:.0f}%")
+                       for r in runs],
+                      ["design", "backend", "actors", "episodes/s", "CPU s/s", "episodes/CPU s",
+                       "x NFSP", "x fewest actors", "Ray / processes", "actors' CPU s/s",
+                       "learner waiting"]))
     result["throughput"] = runs
     if _OUT.value:
         with open(_OUT.value, "w") as f:

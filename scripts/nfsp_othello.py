@@ -32,7 +32,6 @@ can be run again after an interruption. Needs the nfsp extra.
 
 from __future__ import annotations
 
-import csv
 import json
 import os
 
@@ -42,7 +41,6 @@ from open_spiel.python import policy as policy_lib
 
 from smmcts_spiel import experiments, nfsp
 from smmcts_spiel.experiments import cli
-from smmcts_spiel.reports import tables
 
 try:  # the nfsp extra: without it the flags still parse, and main says what to install
     from smmcts_spiel.nfsp import exploitability, presets, race
@@ -103,13 +101,9 @@ def _game() -> str:
 
 def _seeds() -> list[int]:
     try:
-        seeds = [int(seed) for seed in _SEEDS.value]
-    except ValueError:
-        seeds = []
-    if not seeds or min(seeds) < 0 or len(set(seeds)) != len(seeds):
-        raise app.UsageError(f"--seeds: distinct non-negative integers, e.g. 0,1,2; got "
-                             f"{','.join(_SEEDS.value)}")
-    return seeds
+        return race.parse_seeds(_SEEDS.value)
+    except ValueError as e:
+        raise app.UsageError(str(e)) from None
 
 
 def _config(name: str, game: str, seed: int):
@@ -124,30 +118,11 @@ def _learner(name: str, game: str, seed: int, checkpoint: str, resume: bool):
     """A new learner, or with ``resume`` the one saved at ``checkpoint`` if there is one."""
     if name == "nfsp":
         return OpenSpielNFSP(NFSPConfig(game=game, seed=seed))
-    kind = MCNFSP if name == "mc_nfsp" else ANFSP
-    if resume and os.path.exists(checkpoint):
-        try:
-            return kind.load(checkpoint, game, network=_config(name, game, seed))
-        except ValueError as e:
-            raise app.UsageError(f"--resume: {e}") from None
-    return kind(_config(name, game, seed))
-
-
-def _prepare_csv(path: str, learners: dict, resume: bool) -> None:
-    """Start ``path`` with the rows the learners' states cover: with ``resume``, the rows of
-    other seeds and, for each (algorithm, seed) here, those up to its checkpoint's training
-    time (a row written after the last checkpoint is measured again); else none."""
-    rows = []
-    if resume and os.path.exists(path):
-        with open(path, newline="") as f:
-            for row in csv.DictReader(f):
-                run = learners.get((row["algorithm"], int(row["seed"])))
-                if run is None or float(row["train_seconds"]) <= round(run.train_seconds, 2):
-                    rows.append(row)
-    with open(path, "w", newline="") as f:
-        writer = csv.DictWriter(f, race.FIELDS)
-        writer.writeheader()
-        writer.writerows(rows)
+    try:
+        return race.resume_or_new(MCNFSP if name == "mc_nfsp" else ANFSP, checkpoint, resume,
+                                  game, _config(name, game, seed))
+    except ValueError as e:
+        raise app.UsageError(f"--resume: {e}") from None
 
 
 def main(argv):
@@ -197,20 +172,11 @@ def main(argv):
             invocations = json.load(f).get("invocations", [])
     with open(f"{out}.json", "w") as f:
         json.dump({"invocations": invocations + [params]}, f, indent=1)
-    _prepare_csv(f"{out}.csv", learners, _RESUME.value)
-
-    def save(seed):
-        def after_round(name, run):
-            if name != "nfsp":
-                run.save(checkpoint(name, seed))
-        return after_round
-
+    race.prepare_csv(f"{out}.csv", learners, _RESUME.value)
     try:
-        for seed in seeds:
-            race.race({name: learners[name, seed] for name in _ALGORITHMS.value},
-                      _BUDGET.value, _EVAL_EVERY.value,
-                      lambda policy: exploitability.evaluate(game, policy), f"{out}.csv", seed,
-                      save(seed), append=True)
+        race.race_seeds(learners, _BUDGET.value, _EVAL_EVERY.value,
+                        lambda policy: exploitability.evaluate(game, policy), f"{out}.csv",
+                        lambda name, seed: None if name == "nfsp" else checkpoint(name, seed))
     finally:
         for run in learners.values():
             if isinstance(run, ANFSP):
@@ -224,10 +190,7 @@ def main(argv):
                                                             uniform.nash_conv})
     print(f"{game}, uniform random policy: NashConv {uniform.nash_conv:.3f}; last evaluation "
           f"of each seed (mean, 95% t interval):")
-    print(tables.text([(name, seeds, f"{seconds:.0f}", f"{episodes:.0f}", nash_conv.format(3))
-                       for name, seeds, seconds, episodes, nash_conv in race.summary(
-                           f"{out}.csv")],
-                      ["algorithm", "seeds", "train s", "episodes", "NashConv"]))
+    print(race.summary_table(f"{out}.csv"))
 
 
 if __name__ == "__main__":

@@ -1,30 +1,39 @@
 """Exploitability vs wall time on Kuhn / Leduc poker: ANFSP, NFSP, MC-NFSP, OpenSpiel's NFSP.
 
-* ``anfsp``: :class:`smmcts_spiel.nfsp.anfsp.ANFSP` with --num_actors actor processes;
+* ``anfsp``: :class:`smmcts_spiel.nfsp.anfsp.ANFSP` with --num_actors actors (local
+  processes, or Ray actors with --backend=ray); with --preset=paper the paper's
+  asynchronous actor-learners (Sec. 4.1), with the tuned preset our actors sending
+  experience to one learner (--design chooses either);
 * ``own_nfsp``: the same code with no actors (synchronous NFSP in one process);
 * ``mc_nfsp``: :class:`smmcts_spiel.nfsp.mc_nfsp.MCNFSP`, the PUCT best response searching
   worlds drawn from the player's information set;
 * ``openspiel_nfsp``: OpenSpiel's ``open_spiel.python.jax.nfsp`` (kuhn_nfsp.py's settings).
 
-Each trains for --budget seconds of wall time, in alternating rounds of --eval_every
-seconds (so all see the same load); after each round OpenSpiel's exact exploitability
-(NashConv / 2, OpenSpiel's ``exploitability.exploitability``) of the average policy is
-recorded, with the CPU seconds the learner's processes used. Anchors: OpenSpiel JAX NFSP
+For each seed of --seeds, each trains for --budget seconds of wall time, in alternating
+rounds of --eval_every seconds (so all see the same load); after each round OpenSpiel's
+exact exploitability (``exploitability.nash_conv``: e1, e2, NashConv) of the average policy
+is recorded, with the CPU seconds the learner's processes used. Anchors: OpenSpiel JAX NFSP
 on Kuhn 0.107 at 650K episodes; Heinrich and Silver's NFSP on Leduc 0.1 after about 5 hours.
 
   python scripts/nfsp_poker.py --game=kuhn_poker --budget=240 --eval_every=20
   python scripts/nfsp_poker.py --game=leduc_poker --algorithms=anfsp,own_nfsp \\
-      --budget=1200 --eval_every=60 --out=docs/figures/anfsp_leduc_poker --publish
-  python scripts/nfsp_poker.py ... --budget=2400 --resume      # 20 more minutes each
-  python scripts/nfsp_poker.py --game=leduc_poker --preset=paper \
-      --algorithms=anfsp,own_nfsp                                 # Sec. 4.2's settings
+      --seeds=0,1,2 --budget=180 --eval_every=30
+  python scripts/nfsp_poker.py --game=leduc_poker --algorithms=anfsp --preset=paper \\
+      --seeds=0,1,2 --budget=180 --eval_every=30 --resume   # adds anfsp_paper's runs
+  python scripts/nfsp_poker.py ... --budget=2400 --resume        # longer, from checkpoints
+  python scripts/nfsp_poker.py --game=leduc_poker --algorithms=anfsp --preset=paper \\
+      --backend=ray --ray_address=auto --num_actors=16            # actors on a Ray cluster
 
 Writes <out>.csv (algorithm, seed, train_seconds, cpu_seconds, episodes, e1, e2,
-nash_conv), <out>.png and <out>.json (parameters of every invocation); <out> is
-results/nfsp/anfsp_<game> unless given, and a path under docs/ or data/ (the committed
+nash_conv: one row per evaluation point; the algorithm is labelled <name>_paper with the
+paper's preset, ANFSP's also _<design> with --design), <out>.png (per-seed lines, the mean
+over the seeds with a 95% t band) and <out>.json (parameters of every invocation); <out>
+is results/nfsp/anfsp_<game> unless given, and a path under docs/ or data/ (the committed
 results) needs --publish. After every round each learner but OpenSpiel's is checkpointed
-(--checkpoint_dir, git-ignored results/); --resume continues them to the new --budget and
-appends to the CSV. Needs the nfsp extra.
+to <checkpoint_dir>/<out's name>_<label>_seed<seed>.npz (git-ignored results/); --resume
+continues every (algorithm, seed) from its checkpoint to the new --budget (one without a
+checkpoint starts afresh), keeps the CSV's rows its checkpoints cover and appends. Needs
+the nfsp extra (and the ray extra for --backend=ray).
 """
 
 from __future__ import annotations
@@ -68,9 +77,17 @@ _PRESET = flags.DEFINE_enum("preset", "tuned", ["paper", "tuned"], "Settings of 
                             "OpenSpiel's kuhn_nfsp.py settings.")
 _NUM_ACTORS = flags.DEFINE_integer("num_actors", None, "ANFSP's actor processes [the "
                                    "preset's: 4 paper, 2 tuned].", lower_bound=1)
+_DESIGN = flags.DEFINE_enum("design", None, ["learner", "actor_learners"], "ANFSP's design: "
+                            "actors send experience to one learner (ours), or asynchronous "
+                            "actor-learners send gradients (the paper's, Sec. 4.1) [the "
+                            "preset's: actor_learners paper, learner tuned].")
+_BACKEND = flags.DEFINE_enum("backend", "processes", ["processes", "ray"], "Where ANFSP's "
+                             "actors run: local processes, or Ray actors (the ray extra).")
+_RAY_ADDRESS = flags.DEFINE_string("ray_address", None, "With --backend=ray: the Ray "
+                                   "cluster's address [a local Ray].")
 _SIMULATIONS = flags.DEFINE_integer("num_simulations", None, "MC-NFSP's simulations per move "
                                     "[the preset's].", lower_bound=1)
-_SEED = flags.DEFINE_integer("seed", 0, "Seed of every learner.", lower_bound=0)
+_SEEDS = flags.DEFINE_list("seeds", ["0"], "Seeds: one run of every algorithm per seed.")
 _OUT = flags.DEFINE_string("out", None, "Output path prefix [results/nfsp/anfsp_<game>, or "
                            "docs/figures/anfsp_<game> with --publish].")
 _PUBLISH = flags.DEFINE_bool("publish", False, "Write the committed results under docs/ "
@@ -93,26 +110,44 @@ class _Exploitability:
         return self.e1 + self.e2
 
 
-def _new_learner(name: str):
-    game, seed = _GAME.value, _SEED.value
-    if name == "openspiel_nfsp":
-        return OpenSpielNFSP(NFSPConfig(game=game, hidden=(128,), seed=seed))
-    return (MCNFSP if name == "mc_nfsp" else ANFSP)(_config(name))
+def _label(name: str) -> str:
+    """The algorithm's name in the CSV and the checkpoints: with the paper's preset
+    ``<name>_paper``, with --design ANFSP's ``anfsp[_paper]_<design>``."""
+    label = name if _PRESET.value == "tuned" or name == "openspiel_nfsp" else f"{name}_paper"
+    return label if name != "anfsp" or _DESIGN.value is None else f"{label}_{_DESIGN.value}"
 
 
-def _config(name: str):
+def _config(name: str, seed: int):
     """The preset's configuration of ``name`` with the flags that override it."""
-    game, seed, preset = _GAME.value, _SEED.value, _PRESET.value
+    game, preset = _GAME.value, _PRESET.value
     if name == "mc_nfsp":
         return presets.mc_nfsp(preset, game, seed=seed, num_simulations=_SIMULATIONS.value)
     if name == "own_nfsp":
         return presets.nfsp(preset, game, seed=seed)
-    return presets.anfsp(preset, game, seed=seed, num_actors=_NUM_ACTORS.value)
+    return presets.anfsp(preset, game, seed=seed, num_actors=_NUM_ACTORS.value,
+                         design=_DESIGN.value, backend=_BACKEND.value,
+                         ray_address=_RAY_ADDRESS.value)
+
+
+def _learner(name: str, seed: int, checkpoint: str, game: pyspiel.Game):
+    """A new learner, or with --resume the one saved at ``checkpoint`` if there is one."""
+    if name == "openspiel_nfsp":
+        return OpenSpielNFSP(NFSPConfig(game=_GAME.value, hidden=(128,), seed=seed))
+    try:
+        return race.resume_or_new(MCNFSP if name == "mc_nfsp" else ANFSP, checkpoint,
+                                  _RESUME.value, game, _config(name, seed))
+    except ValueError as e:
+        raise app.UsageError(f"--resume: {e}") from None
 
 
 def main(argv):
     if message := nfsp.missing_extra(_MISSING):
         raise SystemExit(message)
+    if _BACKEND.value == "ray":
+        try:
+            import ray  # noqa: F401
+        except ImportError as e:
+            raise SystemExit(nfsp.missing_extra(e)) from None
     unknown = set(_ALGORITHMS.value) - set(ALGORITHMS)
     if unknown or not _ALGORITHMS.value:
         raise app.UsageError(f"--algorithms: use {', '.join(ALGORITHMS)}; got {_ALGORITHMS.value}")
@@ -120,10 +155,14 @@ def main(argv):
         raise app.UsageError("--resume: OpenSpiel's NFSP is not checkpointed; leave "
                              "openspiel_nfsp out of --algorithms")
     try:
+        seeds = race.parse_seeds(_SEEDS.value)
+    except ValueError as e:
+        raise app.UsageError(str(e)) from None
+    try:
         game = pyspiel.load_game(_GAME.value)
         for name in _ALGORITHMS.value:
             if name != "openspiel_nfsp":
-                _config(name)
+                _config(name, seeds[0])
         ANFSP(presets.nfsp("tuned", _GAME.value)).close()
     except Exception as e:  # noqa: BLE001  (a bad game string or an unsupported game)
         raise app.UsageError(f"--game={_GAME.value!r}: {e}") from None
@@ -136,25 +175,17 @@ def main(argv):
     os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
     os.makedirs(_CHECKPOINT_DIR.value, exist_ok=True)
 
-    def checkpoint(name):
-        return os.path.join(_CHECKPOINT_DIR.value, f"{os.path.basename(out)}_{name}.npz")
+    def checkpoint(label: str, seed: int) -> str:
+        return os.path.join(_CHECKPOINT_DIR.value,
+                            f"{os.path.basename(out)}_{label}_seed{seed}.npz")
 
-    learners = {}
-    for name in _ALGORITHMS.value:
-        if _RESUME.value:
-            if not os.path.exists(checkpoint(name)):
-                raise app.UsageError(f"--resume: no checkpoint {checkpoint(name)}")
-            try:
-                learners[name] = (MCNFSP if name == "mc_nfsp" else ANFSP).load(
-                    checkpoint(name), game, network=_config(name))
-            except ValueError as e:
-                raise app.UsageError(f"--resume: {e}") from None
-        else:
-            learners[name] = _new_learner(name)
+    learners = {(_label(name), seed): _learner(name, seed, checkpoint(_label(name), seed), game)
+                for seed in seeds for name in _ALGORITHMS.value}
     params = {flag.name: flag.value for flag in (
-        _GAME, _BUDGET, _EVAL_EVERY, _ALGORITHMS, _PRESET, _NUM_ACTORS, _SIMULATIONS, _SEED,
-        _RESUME)}
-    params["configs"] = {name: repr(run.config) for name, run in learners.items()}
+        _GAME, _BUDGET, _EVAL_EVERY, _ALGORITHMS, _PRESET, _DESIGN, _BACKEND, _RAY_ADDRESS,
+        _NUM_ACTORS, _SIMULATIONS, _SEEDS, _RESUME)}
+    params["configs"] = {f"{label}, seed {seed}": repr(run.config)
+                         for (label, seed), run in learners.items()}
     invocations = []
     if _RESUME.value and os.path.exists(f"{out}.json"):
         with open(f"{out}.json") as f:
@@ -167,13 +198,11 @@ def main(argv):
         gains = conv.player_improvements  # gains[p]: what player p wins by best-responding
         return _Exploitability(e1=float(gains[1]), e2=float(gains[0]))
 
-    def save(name, run):
-        if name != "openspiel_nfsp":
-            run.save(checkpoint(name))
-
+    race.prepare_csv(f"{out}.csv", learners, _RESUME.value)
     try:
-        race.race(learners, _BUDGET.value, _EVAL_EVERY.value, evaluate, f"{out}.csv",
-                  _SEED.value, save, append=_RESUME.value)
+        race.race_seeds(learners, _BUDGET.value, _EVAL_EVERY.value, evaluate, f"{out}.csv",
+                        lambda label, seed: (None if label == "openspiel_nfsp"
+                                             else checkpoint(label, seed)))
     finally:
         for run in learners.values():
             if isinstance(run, ANFSP):
@@ -181,6 +210,9 @@ def main(argv):
     race.plot(f"{out}.csv", f"{out}.png", f"{_GAME.value}: exploitability (NashConv / 2)",
               scale=0.5, ylabel="exploitability of the average policy",
               log_y=True, anchors=ANCHORS.get(game.get_type().short_name))
+    print(f"{_GAME.value}: last evaluation of each algorithm (NashConv; mean over the seeds, "
+          f"95% t interval):")
+    print(race.summary_table(f"{out}.csv"))
 
 
 if __name__ == "__main__":

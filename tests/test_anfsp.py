@@ -71,13 +71,79 @@ def test_nfsp_learns_kuhn():
     assert conv < 0.6 * KUHN_UNIFORM_NASH_CONV
 
 
+def _actor_learners(**fields):
+    """The paper's design, small enough to learn within a few hundred episodes."""
+    return ANFSPConfig(**{**dict(design="actor_learners", num_actors=0, hidden=(16,),
+                                 episodes_per_message=8, min_buffer_size_to_learn=16,
+                                 batch_size=16, target_update_actions=100, seed=3), **fields})
+
+
+def test_actor_learners_in_one_process_are_seeded_and_resume(tmp_path):
+    """The paper's design without actors (one actor-learner in the learner's process):
+    seeded, every message one asynchronous update, the target refitted every
+    target_update_actions actions, and a checkpoint resumes it exactly."""
+    a, b = ANFSP(_actor_learners()), ANFSP(_actor_learners())
+    initial_target = _leaves(a.target_params)
+    for run in (a, b):
+        run.self_play(100)
+    assert a.steps == 13 and a.episodes == 104  # whole messages of 8 episodes
+    assert a.actions >= 100 and len(a.reservoir) >= 16 and len(a.replay) == 0  # no replay
+    np.testing.assert_array_equal(_params(a), _params(b))
+    assert not np.array_equal(_leaves(a.target_params), initial_target)  # refitted
+    a.save(tmp_path / "run.npz")
+    a.self_play(40)
+    c = ANFSP.load(tmp_path / "run.npz")
+    c.self_play(40)
+    assert (c.episodes, c.steps, c.actions) == (a.episodes, a.steps, a.actions)
+    np.testing.assert_array_equal(_params(a), _params(c))
+
+
+def test_an_actor_learners_padded_gradient_is_the_mean_over_its_transitions():
+    """Transitions are padded to a multiple of 64 with weight 0 (few shapes to compile):
+    the gradient is that of the mean squared TD error over the real transitions."""
+    import jax
+    import jax.numpy as jnp
+
+    from smmcts_spiel.nfsp import anfsp
+
+    run = ANFSP(_actor_learners(min_buffer_size_to_learn=10**6))
+    rl, sl = run.acting.play(5, 0, 0)
+    grads = anfsp._Gradients(run.config, run.acting, run.reservoir, stream=0)  # noqa: SLF001
+    q_grads, avg_grads, actions = grads((run.q_params, run.target_params, run.avg_params),
+                                        rl, sl)
+    assert actions == len(rl[0]) and 0 < actions < 64 and avg_grads is None
+    q_loss, _ = anfsp._losses(run.acting.q_net, run.acting.avg_net)  # noqa: SLF001
+    key = jax.random.PRNGKey(0)  # no dropout: the key does not matter
+    expected = jax.grad(q_loss)(run.q_params, key, run.target_params, *rl,
+                                jnp.ones(actions))
+    for got, want in zip(_leaves(q_grads, flat=False), _leaves(expected, flat=False)):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-7)
+
+
+def _leaves(tree, flat=True):
+    leaves = [np.asarray(x) for x in __import__("jax").tree_util.tree_leaves(tree)]
+    return np.concatenate([x.ravel() for x in leaves]) if flat else leaves
+
+
 @pytest.mark.slow
-def test_actor_processes_feed_the_learner_and_stop():
-    with ANFSP(ANFSPConfig(num_actors=1, episodes_per_message=8)) as run:
-        run.train(15.0)
+@pytest.mark.parametrize("design", ["learner", "actor_learners"])
+@pytest.mark.parametrize("backend", ["processes", "ray"])
+def test_actors_feed_the_learner_and_stop(design, backend):
+    """Both designs with their actors as local processes or Ray actors (a local Ray)."""
+    if backend == "ray":
+        pytest.importorskip("ray")
+    config = ANFSPConfig(num_actors=2, episodes_per_message=8, design=design,
+                         backend=backend, min_buffer_size_to_learn=64)
+    with ANFSP(config) as run:
+        before = _params(run)
+        run.train(10.0)
+        run.train(5.0)  # paused between rounds, then resumed
         assert run.episodes > 0 and run.steps > 0
-        processes = [p for p, _ in run._actors]  # noqa: SLF001  (white-box: they must end)
-    assert not any(p.is_alive() for p in processes)
+        assert not np.array_equal(before, _params(run))
+        actors = run._actors  # noqa: SLF001  (white-box: they must end)
+    assert run._actors is None  # noqa: SLF001
+    if backend == "processes":
+        assert not any(p.is_alive() for p, _ in actors._actors)  # noqa: SLF001
 
 
 def test_openspiel_nfsp_batch_probabilities_equal_the_agents_own():

@@ -29,9 +29,10 @@ PAPER = {
                                   batch_size=128, learn_every=128, rl_learning_rate=0.01,
                                   sl_learning_rate=0.005, target_update_every=300,
                                   epsilons=(0.06,), epsilon_decay=1.0),  # Sec. 4.2.2
-    ("anfsp", "leduc_poker"): dict(num_actors=4, reservoir_capacity=2_000_000, batch_size=128,
-                                   rl_learning_rate=0.01, sl_learning_rate=0.005,
-                                   target_update_every=781,  # 50,000 actions / 64 per step
+    ("anfsp", "leduc_poker"): dict(design="actor_learners",  # Sec. 4.1
+                                   num_actors=4, reservoir_capacity=2_000_000, batch_size=128,
+                                   episodes_per_message=32, rl_learning_rate=0.01,
+                                   sl_learning_rate=0.005, target_update_actions=50_000,
                                    epsilon_decay=1.0),  # Sec. 4.2.1
 }
 
@@ -51,8 +52,7 @@ def test_overrides_win_and_none_keeps_the_preset():
     config = presets.mc_nfsp("paper", OTHELLO, seed=7, num_simulations=None)
     assert config.seed == 7 and config.num_simulations == presets.mc_nfsp("tuned").num_simulations
     assert presets.mc_nfsp("paper", num_simulations=64).num_simulations == 64
-    # The target period follows an overridden learn_every (50,000 actions, Sec. 4.2.1).
-    assert presets.anfsp("paper", learn_every=100).target_update_every == 500
+    assert presets.anfsp("paper", design="learner").design == "learner"
     with pytest.raises(ValueError, match="preset must be one of paper, tuned"):
         presets.nfsp("fast")
     with pytest.raises(ValueError, match="num_simulations"):

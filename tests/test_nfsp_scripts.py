@@ -36,6 +36,8 @@ def _run(script, *flags, env=None, cwd=None):
     ("nfsp_poker.py", ["--game=matrix_pd"], "zero-sum"),
     ("nfsp_poker.py", ["--resume"], "not checkpointed"),
     ("nfsp_poker.py", ["--preset=fast"], "--preset"),
+    ("nfsp_poker.py", ["--seeds=0,0"], "--seeds: distinct non-negative integers"),
+    ("bench_nfsp.py", ["--designs=a3c"], "--designs: use learner, actor_learners"),
     ("nfsp_othello.py", ["--preset=paper", "--num_simulations=0"], "num_simulations"),
 ])
 def test_bad_flags_are_usage_errors(script, flags, message, tmp_path):
@@ -143,6 +145,25 @@ def test_a_missing_extra_is_one_line_naming_it(script, without_jax, tmp_path):
     assert not (tmp_path / "results").exists()
     help_ = _run(script, "--helpshort", env=without_jax)  # flags still parse
     assert "--game" in help_.stdout and "Traceback" not in help_.stderr
+
+
+@needs_nfsp
+@pytest.mark.slow
+@pytest.mark.parametrize("script", ["nfsp_poker.py", "bench_nfsp.py"])
+def test_a_missing_ray_is_one_line_naming_its_extra(script, tmp_path):
+    """--backend(s)=ray without Ray installed: one line naming the ray extra, nothing written."""
+    fake = tmp_path / "site" / "ray"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text(
+        "raise ModuleNotFoundError(\"No module named 'ray'\", name='ray')\n")
+    env = dict(__import__("os").environ, PYTHONPATH=str(tmp_path / "site"))
+    flag = "--backend=ray" if script == "nfsp_poker.py" else "--backends=ray"
+    proc = _run(script, flag, env=env, cwd=tmp_path)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    (line,) = proc.stderr.strip().splitlines()
+    assert line == ("ray is not installed: this needs the ray extra, "
+                    "pip install 'smmcts-spiel[ray]'"), line
+    assert not (tmp_path / "results").exists()
 
 
 def test_a_missing_extra_in_a_bot_spec_is_one_line(without_jax, tmp_path):

@@ -1,4 +1,4 @@
-"""ANFSP (Zhang et al. 2019, Sec. 4): NFSP whose self-play runs in parallel actor processes.
+"""ANFSP (Zhang et al. 2019, Sec. 4): NFSP whose self-play runs in parallel actors.
 
 NFSP (Heinrich and Silver 2016): each player acts, for a whole episode, with its best
 response (epsilon-greedy on a Q-network) with probability ``eta`` and with its average
@@ -6,18 +6,32 @@ policy otherwise. Every transition goes to the replay memory (Q-learning towards
 network), every best-response action to the reservoir (supervised learning of the
 average). ANFSP's actors play with their own exploration rates (``epsilons[k]``, decayed as
 ``1 / sqrt(1 + episodes / epsilon_decay)``, the paper's inverse square root) on copies of the
-game and share the networks: the learner process trains on what every actor sends and
-broadcasts the parameters every ``sync_every`` steps. The paper's actors send gradients
-(A3C); sending experience to one learner (Ape-X style) shares the same networks with less
-traffic and keeps the optimiser in one place.
+game and share the networks, which the learner holds. Two designs (``design``):
 
-``num_actors=0`` plays in the learner's own process: plain, synchronous NFSP, seeded and
-reproducible. With actors the order in which their episodes arrive depends on timing, so
-runs are not bit-for-bit reproducible.
+* ``"actor_learners"``, the paper's (Sec. 4.1, in the manner of A3C, Mnih et al. 2016):
+  each actor-learner computes the Q-network's gradient on its own transitions, accumulated
+  over ``episodes_per_message`` episodes (the mean over them, "similar to mini-batches"),
+  and the average network's gradient on a minibatch of its own supervised memory; the
+  learner applies them (SGD) to the shared networks as they arrive, refits the target
+  network every ``target_update_actions`` actions and sends the actor-learner the new
+  parameters. No replay memory. The paper's threads share one supervised memory; our
+  actor-learners are processes, so each keeps its own (``reservoir_capacity / num_actors``
+  items), lost when the run is checkpointed and resumed.
+* ``"learner"``, ours (Ape-X style): actors send their experience to the learner, which
+  trains on replayed minibatches every ``learn_every`` transitions and broadcasts the
+  parameters every ``sync_every`` steps: the same shared networks, one optimiser, the
+  memories in one place (and in the checkpoints).
+
+Actors run as local processes (``backend="processes"``) or as Ray actors (``"ray"``: a
+local Ray, or the cluster at ``ray_address``; needs the ``ray`` extra). ``num_actors=0``
+plays in the learner's own process: synchronous, seeded and reproducible (NFSP with the
+``learner`` design). With actors the order in which their messages arrive depends on
+timing, so runs are not bit-for-bit reproducible.
 """
 
 from __future__ import annotations
 
+import math
 import multiprocessing as mp
 import os
 import queue
@@ -60,7 +74,11 @@ class ANFSPConfig:
     sl_learning_rate: float = 0.01
     target_update_every: int = 300  # gradient steps
     sync_every: int = 10  # gradient steps between parameter broadcasts to the actors
-    episodes_per_message: int = 16
+    episodes_per_message: int = 16  # an actor's episodes per message to the learner
+    design: str = "learner"  # or "actor_learners", the paper's (see the module docstring)
+    target_update_actions: int = 50_000  # actor_learners: actions between target refits
+    backend: str = "processes"  # where the actors run: "processes" or "ray"
+    ray_address: str | None = None  # with backend="ray": a cluster's address (None: local)
     seed: int = 0
 
     def __post_init__(self):
@@ -71,8 +89,18 @@ class ANFSPConfig:
         if not self.epsilons or not all(0.0 <= e <= 1.0 for e in self.epsilons):
             raise ValueError(f"epsilons must be probabilities, got {self.epsilons!r}")
         for name in ("batch_size", "learn_every", "target_update_every", "sync_every",
-                     "episodes_per_message", "replay_capacity", "reservoir_capacity"):
+                     "episodes_per_message", "replay_capacity", "reservoir_capacity",
+                     "target_update_actions"):
             checks.check_count(getattr(self, name), name, 1)
+        for name, value, allowed in (("design", self.design, DESIGNS),
+                                     ("backend", self.backend, BACKENDS)):
+            if value not in allowed:
+                raise ValueError(f"{name} must be one of {', '.join(allowed)}, got {value!r}")
+
+
+#: ANFSP's designs and where its actors can run (ANFSPConfig.design, .backend).
+DESIGNS = ("learner", "actor_learners")
+BACKENDS = ("processes", "ray")
 
 
 class _Acting:
@@ -157,6 +185,7 @@ class _Acting:
 #: dtypes of the fields of a transition (x, action, reward, next x, next legal mask, done)
 #: and of an SL sample (x, legal mask, action).
 _TRANSITION_TYPES = (np.float32, np.int32, np.float32, np.float32, np.float32, np.float32)
+_DONE = 5  # the field of a transition that says the episode ended there
 _SAMPLE_TYPES = (np.float32, np.float32, np.int32)
 
 
@@ -167,13 +196,121 @@ def _stack(items: list, dtypes: tuple) -> tuple:
     return tuple(np.asarray(field, dtype) for field, dtype in zip(zip(*items), dtypes))
 
 
+def _losses(q_net, avg_net) -> tuple:
+    """The two networks' losses: the Q-network's one-step Q-learning error towards the target
+    network (a weighted mean over transitions; padding has weight 0), the average network's
+    cross-entropy with the best-response actions."""
+
+    def q_values(params, x, key=None) -> jax.Array:
+        """Q-values; with dropout given ``key``, without for the target network."""
+        train: dict = {} if key is None else {"train": True, "rngs": {"dropout": key}}
+        return cast(jax.Array, q_net.apply(params, x, **train))  # flax's type: a tuple
+
+    def q_loss(params, key, target_params, x, action, reward, nx, nmask, done, weight):
+        q = jnp.take_along_axis(q_values(params, x, key), action[:, None], axis=-1)[:, 0]
+        next_q = jnp.where(nmask > 0, q_values(target_params, nx), -jnp.inf).max(-1)
+        target = reward + jnp.where(done > 0, 0.0, next_q)
+        return jnp.sum(weight * (q - jax.lax.stop_gradient(target)) ** 2) / jnp.sum(weight)
+
+    def avg_loss(params, key, x, mask, action):
+        logits = cast(jax.Array, avg_net.apply(params, x, train=True, rngs={"dropout": key}))
+        logp = jax.nn.log_softmax(jnp.where(mask > 0, logits, -1e9))
+        return -jnp.mean(jnp.take_along_axis(logp, action[:, None], axis=-1))
+
+    return q_loss, avg_loss
+
+
+class _Gradients:
+    """An actor-learner's gradients (design ``actor_learners``): the Q-network's on the
+    transitions of its last episodes, the average network's on a minibatch of its own
+    supervised memory (once it holds ``min_buffer_size_to_learn`` items)."""
+
+    #: Transitions are padded (weight 0) to a multiple of this, so that few shapes compile.
+    PAD = 64
+
+    def __init__(self, config: ANFSPConfig, acting: _Acting, reservoir: ReservoirBuffer,
+                 stream: int):
+        self.config, self.reservoir, self.stream = config, reservoir, stream
+        self.computed = 0  # messages so far: with the stream, the dropout masks' step
+        q_loss, avg_loss = _losses(acting.q_net, acting.avg_net)
+        self._q_grad, self._avg_grad = jax.jit(jax.grad(q_loss)), jax.jit(jax.grad(avg_loss))
+
+    def __call__(self, params: tuple, transitions: tuple, supervised: tuple) -> tuple:
+        """(Q gradients or None, average gradients or None, actions) of one message."""
+        q_params, target_params, avg_params = params
+        cfg = self.config
+        keys = networks.dropout_keys(cfg.seed, np.uint32(self.stream + self.computed), 2)
+        self.computed += 1
+        q_grads = avg_grads = None
+        actions = len(transitions[0]) if transitions else 0
+        if actions:
+            size = -(-actions // self.PAD) * self.PAD
+            # padding: terminal (done = 1: no next state's max over no legal action)
+            batch = [np.concatenate([f, np.full((size - actions, *f.shape[1:]),
+                                                1 if k == _DONE else 0, f.dtype)])
+                     for k, f in enumerate(transitions)]
+            weight = (np.arange(size) < actions).astype(np.float32)
+            q_grads = _to_numpy(self._q_grad(q_params, keys[0], target_params, *batch, weight))
+        if supervised:
+            self.reservoir.add_batch(supervised)
+        if len(self.reservoir) >= cfg.min_buffer_size_to_learn:
+            avg_grads = _to_numpy(self._avg_grad(avg_params, keys[1],
+                                                 *self.reservoir.sample(cfg.batch_size)))
+        return q_grads, avg_grads, actions
+
+
+def _to_numpy(tree):
+    return jax.tree_util.tree_map(np.asarray, tree)
+
+
+class _Worker:
+    """An actor's work wherever it runs (an actor process, a Ray actor, or the learner's own
+    process): play ``episodes_per_message`` episodes with the newest parameters it has and
+    return the message for the learner, ``(actor, payload, episodes, CPU seconds)``; the
+    payload is the experience (design ``learner``: transitions and SL samples stacked field
+    by field) or its gradients (``actor_learners``: :class:`_Gradients`)."""
+
+    def __init__(self, config: ANFSPConfig, actor: int, episodes: int,
+                 acting: _Acting | None = None, reservoir: ReservoirBuffer | None = None):
+        self.config, self.actor, self.episodes = config, actor, episodes
+        # distinct generator streams; ``episodes`` keeps a resumed actor's streams new
+        self.acting = acting or _Acting(config, seed=[config.seed, 1 + actor, episodes])
+        self.params: tuple | None = None
+        self.gradients = None
+        if config.design == "actor_learners":
+            if reservoir is None:
+                reservoir = ReservoirBuffer(
+                    max(1, config.reservoir_capacity // max(1, config.num_actors)),
+                    self.acting.rng)
+            self.gradients = _Gradients(config, self.acting, reservoir,
+                                        stream=(1 + actor) << 24 | episodes & 0xFFFFFF)
+
+    def set_params(self, params: tuple) -> None:
+        """(Q, average) parameters; with the ``actor_learners`` design (Q, target, average)."""
+        self.params = params
+        self.acting.set_params(params[0], params[-1])
+
+    def work(self, params: tuple | None = None) -> tuple:
+        """One message (after taking ``params`` if given)."""
+        if params is not None:
+            self.set_params(params)
+        n = self.config.episodes_per_message
+        cpu = time.process_time()
+        transitions, supervised = self.acting.play(n, self.actor, self.episodes)
+        self.episodes += n
+        payload = ((transitions, supervised) if self.gradients is None
+                   else self.gradients(cast(tuple, self.params), transitions, supervised))
+        return self.actor, payload, n, time.process_time() - cpu
+
+
 def _actor_main(config: ANFSPConfig, actor: int, episodes: int, params_queue, out_queue,
                 running, stop):
-    """An actor process: play with the newest parameters, send experience in batches
-    (with the CPU seconds spent on them). ``episodes``: how many it played before (its
-    exploration rate's decay continues from there after a checkpoint)."""
-    acting = _Acting(config, seed=[config.seed, 1 + actor, episodes])  # distinct streams
-    acting.set_params(*params_queue.get())
+    """An actor process: a :class:`_Worker` sending messages while ``running`` is set,
+    always with the newest parameters it was sent. ``episodes``: how many it played before
+    (its exploration rate's decay continues from there after a checkpoint)."""
+    worker = _Worker(config, actor, episodes)
+    worker.set_params(params_queue.get())
+    out_queue.put(None)  # ready
     while not stop.is_set():
         if not running.wait(timeout=0.2):
             continue
@@ -183,13 +320,7 @@ def _actor_main(config: ANFSPConfig, actor: int, episodes: int, params_queue, ou
                 newest = params_queue.get_nowait()
         except queue.Empty:
             pass
-        if newest is not None:
-            acting.set_params(*newest)
-        n = config.episodes_per_message
-        cpu = time.process_time()
-        transitions, supervised = acting.play(n, actor, episodes)
-        episodes += n
-        message = (transitions, supervised, n, time.process_time() - cpu)
+        message = worker.work(newest)
         while not stop.is_set():  # a bounded queue: wait while the learner catches up
             try:
                 out_queue.put(message, timeout=0.2)
@@ -199,8 +330,139 @@ def _actor_main(config: ANFSPConfig, actor: int, episodes: int, params_queue, ou
     out_queue.cancel_join_thread()  # exit even if the learner no longer reads
 
 
+#: Seconds the actors may take to start (spawn, imports, Ray) before ANFSP gives up.
+_START_TIMEOUT = 300
+
+
+class _ProcessActors:
+    """Actors as local processes: parameters go down a queue per actor, messages up one
+    bounded queue (an actor waits rather than pile up stale experience)."""
+
+    def __init__(self, config: ANFSPConfig, episodes: int, params: tuple):
+        ctx = mp.get_context("spawn")  # jax is not fork-safe
+        self._out = ctx.Queue(maxsize=4 * config.num_actors)
+        self._running, self._stop = ctx.Event(), ctx.Event()
+        self._actors = []
+        for k in range(config.num_actors):
+            params_queue = ctx.Queue()
+            process = ctx.Process(target=_actor_main, daemon=True, args=(
+                config, k, episodes, params_queue, self._out, self._running, self._stop))
+            process.start()
+            params_queue.put(params)
+            self._actors.append((process, params_queue))
+        ready, deadline = 0, time.perf_counter() + _START_TIMEOUT
+        while ready < config.num_actors:  # each actor says it is ready (imports done)
+            if time.perf_counter() > deadline or not all(p.is_alive() for p, _ in self._actors):
+                self.close()
+                raise RuntimeError(f"ANFSP's actor processes did not start within "
+                                   f"{_START_TIMEOUT} s (or one died)")
+            try:
+                ready += self._out.get(timeout=0.5) is None
+            except queue.Empty:
+                pass
+
+    def resume(self) -> None:
+        self._running.set()
+
+    def pause(self) -> None:
+        self._running.clear()
+
+    def get(self, timeout: float):
+        """The next message, or None after ``timeout`` seconds."""
+        try:
+            return self._out.get(timeout=timeout)
+        except queue.Empty:
+            return None
+
+    def send(self, actors, params: tuple) -> None:
+        """Parameters for these actors (they take the newest before their next message)."""
+        for k in actors:
+            self._actors[k][1].put(params)
+
+    def close(self) -> None:
+        """Stop the processes (their unsent messages are dropped)."""
+        self._stop.set()
+        deadline = time.perf_counter() + 10
+        while any(p.is_alive() for p, _ in self._actors) and time.perf_counter() < deadline:
+            self.get(timeout=0.1)  # keep the pipe flowing so the actors can exit
+        for process, params_queue in self._actors:
+            if process.is_alive():
+                process.terminate()
+            process.join()
+            # parameters nobody will read: do not wait at exit to flush them into a full pipe
+            params_queue.cancel_join_thread()
+            params_queue.close()
+
+
+class _RayActors:
+    """Actors as Ray actors (a local Ray, or the cluster at ``config.ray_address``): each
+    has ``IN_FLIGHT`` calls of :meth:`_Worker.work` queued so that it never waits for the
+    learner; new parameters ride with an actor's next call."""
+
+    IN_FLIGHT = 2
+
+    def __init__(self, config: ANFSPConfig, episodes: int, params: tuple):
+        import ray  # the ray extra (ANFSP checks it is installed before it gets here)
+
+        self._ray = ray
+        if not ray.is_initialized():
+            if config.ray_address is None:
+                # A local Ray runs its workers at niceness +15 (RAY_worker_niceness) so that
+                # its own processes stay responsive; here the workers are the work, and at
+                # +15 they lose the cores to any other process (bench_nfsp.py measured the
+                # Ray actors at 0.2 to 0.4 times local processes' episodes). Unless the user
+                # says otherwise, they run at the learner's priority, as local processes do.
+                os.environ.setdefault("RAY_worker_niceness", "0")
+            ray.init(address=config.ray_address, include_dashboard=False, log_to_driver=False)
+        # On a cluster each actor asks for a CPU (Ray places them); on a local Ray the
+        # actors share this machine's cores as local processes do, however many.
+        remote: Any = ray.remote(num_cpus=1 if config.ray_address else 0)(_Worker)
+        self._actors: list[Any] = [remote.remote(config, k, episodes)
+                                   for k in range(config.num_actors)]
+        first = ray.put(params)
+        ray.get([actor.set_params.remote(first) for actor in self._actors])  # all ready
+        self._params: list = [None] * config.num_actors  # for each actor's next call
+        self._calls: dict = {}  # call -> actor
+        self._running = False
+
+    def _top_up(self, actor: int) -> None:
+        while self._running and sum(a == actor for a in self._calls.values()) < self.IN_FLIGHT:
+            self._calls[self._actors[actor].work.remote(self._params[actor])] = actor
+            self._params[actor] = None
+
+    def resume(self) -> None:
+        self._running = True
+        for k in range(len(self._actors)):
+            self._top_up(k)
+
+    def pause(self) -> None:
+        self._running = False
+
+    def get(self, timeout: float):
+        if not self._calls:
+            time.sleep(timeout)
+            return None
+        done, _ = self._ray.wait(list(self._calls), num_returns=1, timeout=timeout)
+        if not done:
+            return None
+        actor = self._calls.pop(done[0])
+        message = self._ray.get(done[0])
+        self._top_up(actor)
+        return message
+
+    def send(self, actors, params: tuple) -> None:
+        ref = self._ray.put(params)
+        for k in actors:
+            self._params[k] = ref
+
+    def close(self) -> None:
+        for actor in self._actors:
+            self._ray.kill(actor)
+        self._actors, self._calls = [], {}
+
+
 class ANFSP:
-    """The learner: networks, memories, and (with ``num_actors > 0``) the actor processes.
+    """The learner: networks, memories, and (with ``num_actors > 0``) the actors.
 
     Use as a context manager (or call :meth:`close`) so the actors are stopped.
     """
@@ -221,6 +483,8 @@ class ANFSP:
                 self.game.get_type().provides_observation_tensor):
             raise ValueError(f"ANFSP needs information-state or observation tensors; "
                              f"{self.game.get_type().short_name!r} has neither")
+        if config.backend == "ray" and config.num_actors:
+            import ray  # noqa: F401  (the ray extra: an ImportError now, not in train())
         self.q_opt, self.avg_opt = _optimisers(config)
         for name, tree in _initial_trees(config, self.game).items():
             setattr(self, name, tree)
@@ -229,88 +493,65 @@ class ANFSP:
         self.reservoir = ReservoirBuffer(config.reservoir_capacity, self.rng)
         self.episodes = 0
         self.steps = 0
+        self.actions = 0  # transitions learnt from (the actor_learners design's target clock)
         self.train_seconds = 0.0
         self.cpu_seconds = 0.0  # of the learner and its actors, while training
+        # Where the time goes with actors (not checkpointed): the actors' share of
+        # cpu_seconds, and the learner's wall time spent waiting for their messages.
+        self.actor_cpu_seconds = 0.0
+        self.wait_seconds = 0.0
         self._pending = 0  # transitions received since the last gradient step
-        self._actors: list = []
+        self._actors: _ProcessActors | _RayActors | None = None
+        self._worker: _Worker | None = None  # actor_learners without actors: in this process
         self._compile()
         self.acting.set_params(self.q_params, self.avg_params)
 
     def _compile(self) -> None:
-        q_net, avg_net, seed = self.acting.q_net, self.acting.avg_net, self.config.seed
+        q_loss, avg_loss = _losses(self.acting.q_net, self.acting.avg_net)
+        seed = self.config.seed
 
-        def q_values(params, x, key=None) -> jax.Array:
-            """Q-values; with dropout given ``key``, without for the target network."""
-            train: dict = {} if key is None else {"train": True, "rngs": {"dropout": key}}
-            return cast(jax.Array, q_net.apply(params, x, **train))  # flax's type: a tuple
+        def applied(optimiser):
+            def apply(params, opt_state, grads):
+                updates, opt_state = optimiser.update(grads, opt_state, params)
+                return optax.apply_updates(params, updates), opt_state
+            return apply
 
-        def q_loss(params, key, target_params, x, action, reward, nx, nmask, done):
-            q = jnp.take_along_axis(q_values(params, x, key), action[:, None], axis=-1)[:, 0]
-            next_q = jnp.where(nmask > 0, q_values(target_params, nx), -jnp.inf).max(-1)
-            target = reward + jnp.where(done > 0, 0.0, next_q)
-            return jnp.mean((q - jax.lax.stop_gradient(target)) ** 2)
-
-        def avg_loss(params, key, x, mask, action):
-            logits = cast(jax.Array, avg_net.apply(params, x, train=True,
-                                                   rngs={"dropout": key}))
-            logp = jax.nn.log_softmax(jnp.where(mask > 0, logits, -1e9))
-            return -jnp.mean(jnp.take_along_axis(logp, action[:, None], axis=-1))
+        apply_q, apply_avg = applied(self.q_opt), applied(self.avg_opt)
 
         # Dropout masks (if any) from the seed and the step count: a stream per network.
         @jax.jit
         def q_update(params, opt_state, step, target_params, *batch):
             key = networks.dropout_keys(seed, step, 2)[0]
-            grads = jax.grad(q_loss)(params, key, target_params, *batch)
-            updates, opt_state = self.q_opt.update(grads, opt_state, params)
-            return optax.apply_updates(params, updates), opt_state
+            weight = jnp.ones(batch[0].shape[0])
+            return apply_q(params, opt_state,
+                           jax.grad(q_loss)(params, key, target_params, *batch, weight))
 
         @jax.jit
         def avg_update(params, opt_state, step, *batch):
             key = networks.dropout_keys(seed, step, 2)[1]
-            grads = jax.grad(avg_loss)(params, key, *batch)
-            updates, opt_state = self.avg_opt.update(grads, opt_state, params)
-            return optax.apply_updates(params, updates), opt_state
+            return apply_avg(params, opt_state, jax.grad(avg_loss)(params, key, *batch))
 
         self._q_update, self._avg_update = q_update, avg_update
+        self._apply_q, self._apply_avg = jax.jit(apply_q), jax.jit(apply_avg)
 
     # -- actors -------------------------------------------------------------------------
 
-    def _start_actors(self) -> None:
-        ctx = mp.get_context("spawn")  # jax is not fork-safe
-        # Bounded: an actor waits rather than pile up stale experience the learner cannot
-        # keep up with.
-        self._out = ctx.Queue(maxsize=4 * self.config.num_actors)
-        self._running, self._stop = ctx.Event(), ctx.Event()
-        for k in range(self.config.num_actors):
-            params_queue = ctx.Queue()
-            process = ctx.Process(target=_actor_main, daemon=True, args=(
-                self.config, k, self.episodes // self.config.num_actors, params_queue,
-                self._out, self._running, self._stop))
-            process.start()
-            self._actors.append((process, params_queue))
-        self._broadcast()
+    def _params(self) -> tuple:
+        """The parameters an actor plays (and, for actor_learners, differentiates) with."""
+        trees = ((self.q_params, self.avg_params) if self.config.design == "learner"
+                 else (self.q_params, self.target_params, self.avg_params))
+        return _to_numpy(trees)
 
-    def _broadcast(self) -> None:
-        params = jax.tree_util.tree_map(np.asarray, (self.q_params, self.avg_params))
-        for _, params_queue in self._actors:
-            params_queue.put(params)
+    def _start_actors(self) -> None:
+        kind = _RayActors if self.config.backend == "ray" else _ProcessActors
+        self._actors = kind(self.config, self.episodes // self.config.num_actors,
+                            self._params())
 
     def close(self) -> None:
-        """Stop the actor processes (their unsent episodes are dropped)."""
-        if self._actors:
-            self._stop.set()
-            deadline = time.perf_counter() + 10
-            while (any(p.is_alive() for p, _ in self._actors)
-                   and time.perf_counter() < deadline):
-                try:  # keep the pipe flowing so the actors can exit
-                    self._out.get(timeout=0.1)
-                except queue.Empty:
-                    pass
-            for process, _ in self._actors:
-                if process.is_alive():
-                    process.terminate()
-                process.join()
-            self._actors = []
+        """Stop the actors (their unsent episodes are dropped)."""
+        if self._actors is not None:
+            self._actors.close()
+            self._actors = None
 
     def __enter__(self) -> ANFSP:
         return self
@@ -320,6 +561,39 @@ class ANFSP:
 
     # -- learning -----------------------------------------------------------------------
 
+    def _take(self, message: tuple) -> None:
+        """A worker's message: its experience stored and learnt from, or its gradients
+        applied (and the new parameters sent back to it)."""
+        actor, payload, episodes, cpu = message
+        self.actor_cpu_seconds += cpu
+        if self.config.design == "learner":
+            transitions, supervised = payload
+            self._receive(transitions, supervised, episodes, cpu)
+            return
+        self.cpu_seconds += cpu
+        self.episodes += episodes
+        self.apply_gradients(*payload)
+        if self._actors is not None:
+            self._actors.send([actor], self._params())
+        else:
+            cast(_Worker, self._worker).set_params(self._params())
+
+    def apply_gradients(self, q_grads, avg_grads, actions: int) -> None:
+        """One asynchronous update of the shared networks (design ``actor_learners``): SGD
+        steps with an actor-learner's gradients, the target refitted every
+        ``target_update_actions`` actions (counted over all actor-learners)."""
+        if q_grads is not None:
+            self.q_params, self.q_opt_state = self._apply_q(self.q_params, self.q_opt_state,
+                                                            q_grads)
+        if avg_grads is not None:
+            self.avg_params, self.avg_opt_state = self._apply_avg(
+                self.avg_params, self.avg_opt_state, avg_grads)
+        every = self.config.target_update_actions
+        if (self.actions + actions) // every > self.actions // every:
+            self.target_params = self.q_params
+        self.actions += actions
+        self.steps += 1
+
     def _receive(self, transitions: tuple, supervised: tuple, episodes: int,
                  actor_cpu_seconds: float = 0.0) -> None:
         """Store experience (one array per field) and take the gradient steps it is owed."""
@@ -327,6 +601,7 @@ class ANFSP:
         if transitions:
             self.replay.add_batch(transitions)
             self._pending += len(transitions[0])
+            self.actions += len(transitions[0])
         if supervised:
             self.reservoir.add_batch(supervised)
         self.episodes += episodes
@@ -335,12 +610,12 @@ class ANFSP:
         while self._pending >= cfg.learn_every:
             self._pending -= cfg.learn_every
             stepped |= self.learn()
-        if stepped and not self._actors:
+        if stepped and self._actors is None:
             self.acting.set_params(self.q_params, self.avg_params)
 
     def learn(self) -> bool:
-        """One gradient step of each network once its memory holds enough data; True if
-        a network changed."""
+        """One gradient step of each network once its memory holds enough data (design
+        ``learner``); True if a network changed."""
         cfg = self.config
         changed, step = False, np.uint32(self.steps)
         if len(self.replay) >= cfg.min_buffer_size_to_learn:
@@ -356,25 +631,24 @@ class ANFSP:
         self.steps += 1
         if self.steps % cfg.target_update_every == 0:
             self.target_params = self.q_params
-        if self._actors and self.steps % cfg.sync_every == 0:
-            self._broadcast()
+        if self._actors is not None and self.steps % cfg.sync_every == 0:
+            self._actors.send(range(cfg.num_actors), self._params())
         return changed
 
     def train(self, seconds: float) -> None:
         """Self-play and learn for ``seconds`` of wall time (added to ``train_seconds``)."""
+        if self.config.num_actors and self._actors is None:
+            self._start_actors()  # not training time: a fixed cost, not the algorithm's
         start, cpu = time.perf_counter(), time.process_time()
         stop = start + seconds
-        if self.config.num_actors and not self._actors:
-            self._start_actors()
-        if self._actors:
-            self._running.set()
-            while time.perf_counter() < stop:
-                try:
-                    message = self._out.get(timeout=min(0.5, max(0.01, stop - time.perf_counter())))
-                except queue.Empty:
-                    continue
-                self._receive(*message)
-            self._running.clear()
+        if self._actors is not None:
+            self._actors.resume()
+            while (now := time.perf_counter()) < stop:
+                message = self._actors.get(min(0.5, max(0.01, stop - now)))
+                self.wait_seconds += time.perf_counter() - now
+                if message is not None:
+                    self._take(message)
+            self._actors.pause()
         else:
             while time.perf_counter() < stop:
                 self.self_play(self.config.episodes_per_message)
@@ -382,13 +656,22 @@ class ANFSP:
         self.cpu_seconds += time.process_time() - cpu
 
     def self_play(self, episodes: int) -> None:
-        """``episodes`` episodes in this process, learning as they come (seeded NFSP).
+        """``episodes`` episodes in this process, learning as they come (seeded NFSP; with
+        the ``actor_learners`` design, one actor-learner: whole messages, rounded up).
 
-        The experience is stored in batches, each just before the gradient step it
-        completes, so the memories hold at every step what they would hold had each
-        episode been stored as it ended (storing a batch costs about what storing one
-        episode does).
+        With the ``learner`` design the experience is stored in batches, each just before
+        the gradient step it completes, so the memories hold at every step what they would
+        hold had each episode been stored as it ended (storing a batch costs about what
+        storing one episode does).
         """
+        if self.config.design == "actor_learners":
+            if self._worker is None:
+                self._worker = _Worker(self.config, 0, self.episodes, acting=self.acting,
+                                       reservoir=self.reservoir)
+                self._worker.set_params(self._params())
+            for _ in range(math.ceil(episodes / self.config.episodes_per_message)):
+                self._take(self._worker.work())
+            return
         transitions, supervised, played = [], [], 0
         for _ in range(episodes):
             rl, sl = self.acting.play_episode(self.acting.epsilon(0, self.episodes + played))
@@ -408,8 +691,8 @@ class ANFSP:
 
     # -- checkpoints --------------------------------------------------------------------
 
-    _COUNTERS = {"episodes": int, "steps": int, "train_seconds": float, "cpu_seconds": float,
-                 "_pending": int}
+    _COUNTERS = {"episodes": int, "steps": int, "actions": int, "train_seconds": float,
+                 "cpu_seconds": float, "_pending": int}
 
     def _memory_items(self) -> dict:
         """(shape, dtype) of each field of the memories' items."""

@@ -7,9 +7,8 @@ section: MC-NFSP and NFSP on Othello (Sec. 3.3.1, 3.3.2), ANFSP and NFSP on Ledu
 parameters, ANFSP's set of exploration rates, MC-NFSP's batch size and simulations) the
 tuned value stays, and the comment says so. On Othello the networks are the paper's
 convolutional ones (``network="conv"``, :mod:`smmcts_spiel.nfsp.networks`, with the shapes
-the text lost chosen there). What our code cannot yet express is said too: its
-asynchronous actor-learners (issue 25 item 6: our ANFSP's actors send experience to one
-learner).
+the text lost chosen there); ANFSP's are the paper's asynchronous actor-learners
+(``design="actor_learners"``, :mod:`smmcts_spiel.nfsp.anfsp`).
 
 ``tuned``: the settings our published measurements ran with (``docs/mc_nfsp.md``).
 
@@ -128,27 +127,35 @@ def anfsp(preset: str, game: str = "leduc_poker", **fields) -> ANFSPConfig:
     tuned = ANFSPConfig(game=game, hidden=(128, 128) if _othello(game) else (128,))
     if preset == "tuned":
         return dataclasses.replace(tuned, **fields)
-    learn_every = fields.get("learn_every", tuned.learn_every)
     paper = dict(
-        # Sec. 4.2.1: "We started 4 threads" (here actor processes).
+        # Sec. 4.1: "Inspired with A3C algorithm ... Each thread computes gradient of best
+        # response network using transition tuple each step and accumulate gradients over
+        # multiple timesteps ... before they are applied ... And we compute gradient of
+        # average strategy network using mini-batch of supervised learning memory";
+        # Algorithm 2 line 29: "update ... asynchronously" (the shared networks).
+        design="actor_learners",
+        # Sec. 4.2.1: "We started 4 threads" (here actor-learner processes or Ray actors).
         num_actors=4,
         # Sec. 4.2.1: "We set the sizes of M_SL to 200w" (2M).
         reservoir_capacity=2_000_000,
-        # Sec. 4.2.1: "update average strategy network with mini-batch size of 128".
+        # Sec. 4.2.1: "We train network every 32 iterations of play. We update Deep
+        # Q-learning network with accumulated gradients, and update average strategy network
+        # with mini-batch size of 128" (an iteration is an episode: Algorithm 2 lines 26-27).
+        episodes_per_message=32,
         batch_size=128,
         # Sec. 4.2.1: "The reinforcement learning and supervised learning rate were set 0.01
         # and 0.005, and both used SGD" (ANFSP's optimiser is SGD).
         rl_learning_rate=0.01, sl_learning_rate=0.005,
         # Sec. 4.2.1: "The target network of Deep Q-learning was updated every 50000
-        # actions": our target counts gradient steps, one per learn_every transitions.
-        target_update_every=round(50_000 / learn_every),
+        # actions" (counted over all actor-learners: Algorithm 2's global counter T).
+        target_update_actions=50_000,
         # Sec. 4.2.1: "The exploration rate decayed to 0, proportionally to the inverse
         # square root of the number of iterations"; the set the rates are "randomly
         # chosen from" is lost from the text: the tuned rates stay.
         epsilon_decay=1.0,
-        # Not expressible in our actor/learner design (issue 25 item 6): Q-gradients
-        # accumulated by each thread and applied to shared networks, training "every 32
-        # iterations of play"; our learner steps on replayed minibatches every
-        # learn_every transitions. eta is lost from the text; the tuned values stay.
+        # Not given: eta (lost from the text), the network (a vector input, Sec. 4.2.1:
+        # the tuned MLP) and the supervised memory's size before learning starts; the
+        # tuned values stay. No replay memory (Sec. 1: "This reduces the data storage
+        # memory needed compared to NFSP"): replay_capacity is unused by this design.
     )
     return dataclasses.replace(tuned, **{**paper, **fields})

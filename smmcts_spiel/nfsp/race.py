@@ -12,12 +12,13 @@ written and flushed as they are measured, so an interrupted race keeps its point
 from __future__ import annotations
 
 import csv
+import os
 from collections.abc import Callable
 
 import numpy as np
 from tqdm import tqdm
 
-from smmcts_spiel.reports import intervals, plots
+from smmcts_spiel.reports import intervals, plots, tables
 from smmcts_spiel.reports.intervals import Interval
 
 FIELDS = ("algorithm", "seed", "train_seconds", "cpu_seconds", "episodes", "e1", "e2",
@@ -56,6 +57,69 @@ def race(learners: dict, budget: float, eval_every: float, evaluate: Callable, c
                 progress.set_postfix(algorithm=name, nash_conv=f"{report.nash_conv:.3f}",
                                      episodes=run.episodes)
         progress.close()
+
+
+def parse_seeds(values: list[str]) -> list[int]:
+    """A --seeds flag's values as distinct non-negative integers (ValueError otherwise)."""
+    try:
+        seeds = [int(seed) for seed in values]
+    except ValueError:
+        seeds = []
+    if not seeds or min(seeds) < 0 or len(set(seeds)) != len(seeds):
+        raise ValueError(f"--seeds: distinct non-negative integers, e.g. 0,1,2; got "
+                         f"{','.join(values)}")
+    return seeds
+
+
+def resume_or_new(kind, checkpoint: str, resume: bool, game, config):
+    """``kind.load(checkpoint)`` (checked against ``game`` and ``config``'s network) with
+    ``resume`` if the checkpoint exists, else a new ``kind(config)``."""
+    if resume and os.path.exists(checkpoint):
+        return kind.load(checkpoint, game, network=config)
+    return kind(config)
+
+
+def prepare_csv(path: str, learners: dict, resume: bool) -> None:
+    """Start ``path`` with the rows the learners' states cover (``learners`` by (algorithm,
+    seed)): with ``resume``, the rows of other (algorithm, seed) pairs and, for each one
+    here, those up to its checkpoint's training time (a row written after the last
+    checkpoint is measured again); else none."""
+    rows = []
+    if resume and os.path.exists(path):
+        with open(path, newline="") as f:
+            for row in csv.DictReader(f):
+                run = learners.get((row["algorithm"], int(row["seed"])))
+                if run is None or float(row["train_seconds"]) <= round(run.train_seconds, 2):
+                    rows.append(row)
+    with open(path, "w", newline="") as f:
+        writer = csv.DictWriter(f, FIELDS)
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def race_seeds(learners: dict, budget: float, eval_every: float, evaluate: Callable,
+               csv_path: str, checkpoint: Callable[[str, int], str | None]) -> None:
+    """:func:`race` of each seed's learners (``learners`` by (algorithm, seed)), appending
+    to ``csv_path`` (see :func:`prepare_csv`); after each round a learner whose
+    ``checkpoint(algorithm, seed)`` is a path is saved there."""
+    seeds = list(dict.fromkeys(seed for _, seed in learners))
+
+    def save(seed):
+        def after_round(name, run):
+            if (path := checkpoint(name, seed)) is not None:
+                run.save(path)
+        return after_round
+
+    for seed in seeds:
+        race({name: run for (name, other), run in learners.items() if other == seed},
+             budget, eval_every, evaluate, csv_path, seed, save(seed), append=True)
+
+
+def summary_table(csv_path: str | list[str]) -> str:
+    """:func:`summary` as a text table."""
+    return tables.text([(name, seeds, f"{seconds:.0f}", f"{episodes:.0f}", nash_conv.format(3))
+                        for name, seeds, seconds, episodes, nash_conv in summary(csv_path)],
+                       ["algorithm", "seeds", "train s", "episodes", "NashConv"])
 
 
 def read_runs(csv_path: str | list[str]) -> dict[tuple[str, str], list[dict]]:
