@@ -120,15 +120,18 @@ def _csv_rows(path):
         return list(csv.DictReader(f))
 
 
-@pytest.fixture
-def without_jax(tmp_path, monkeypatch):
-    """An environment in which ``import jax`` fails as it does when jax is not installed."""
-    fake = tmp_path / "site" / "jax"
+def _environment_without(module, folder):
+    """An environment in which ``import module`` fails as it does when it is not installed."""
+    fake = folder / "site" / module
     fake.mkdir(parents=True)
     (fake / "__init__.py").write_text(
-        "raise ModuleNotFoundError(\"No module named 'jax'\", name='jax')\n")
-    env = dict(__import__("os").environ, PYTHONPATH=str(tmp_path / "site"))
-    return env
+        f"raise ModuleNotFoundError(\"No module named '{module}'\", name='{module}')\n")
+    return dict(__import__("os").environ, PYTHONPATH=str(folder / "site"))
+
+
+@pytest.fixture
+def without_jax(tmp_path):
+    return _environment_without("jax", tmp_path)
 
 
 @pytest.mark.parametrize("script", [SCRIPTS[0]] + [
@@ -152,11 +155,7 @@ def test_a_missing_extra_is_one_line_naming_it(script, without_jax, tmp_path):
 @pytest.mark.parametrize("script", ["nfsp_poker.py", "bench_nfsp.py"])
 def test_a_missing_ray_is_one_line_naming_its_extra(script, tmp_path):
     """--backend(s)=ray without Ray installed: one line naming the ray extra, nothing written."""
-    fake = tmp_path / "site" / "ray"
-    fake.mkdir(parents=True)
-    (fake / "__init__.py").write_text(
-        "raise ModuleNotFoundError(\"No module named 'ray'\", name='ray')\n")
-    env = dict(__import__("os").environ, PYTHONPATH=str(tmp_path / "site"))
+    env = _environment_without("ray", tmp_path)
     flag = "--backend=ray" if script == "nfsp_poker.py" else "--backends=ray"
     proc = _run(script, flag, env=env, cwd=tmp_path)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
