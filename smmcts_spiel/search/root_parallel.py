@@ -182,7 +182,7 @@ def _spin_until(counter, above, spins):
     """Whether ``counter[0]`` exceeded ``above`` within ``spins`` polls, without the
     interpreter lock."""
     for _ in range(spins):
-        if _acquire_load(counter, 0) > above:
+        if _acquire_load(counter, 0) > above:  # type: ignore[call-arg]
             return True
     return False
 
@@ -196,7 +196,7 @@ def _await_task(posted, taken, entered, spins):
     each. Whether a task came. Sets ``posted[2]`` on entry (the thread is polling)."""
     posted[2] = 1
     for _ in range(spins):
-        if _acquire_load(posted, 0) > taken:
+        if _acquire_load(posted, 0) > taken:  # type: ignore[call-arg]
             for _ in range(spins):
                 if _acquire_load(entered, 0) >= _acquire_load(posted, 1):
                     break
