@@ -24,6 +24,31 @@ ENGINES = ("auto", "kernel", "generic", "reference")
 #: the empirical frequencies spread the selectors' exploration and early noise over every
 #: action, and the most visited action alone is far more exploitable.
 DEFAULT_THRESHOLD = 0.1
+#: Settings a game gets when the user leaves them out, by the game's short name, chosen by
+#: per-move losses against the game's exact equilibrium at 0.1 s per move and confirmed
+#: against OpenSpiel's C++ MCTSBot (docs/tournament.md, "Issue 23: per-game defaults"). A
+#: setting given explicitly always wins; the leaf evaluator's per-game choice lives with the
+#: game's kernel (``DEFAULT_EVALUATOR``).
+GAME_DEFAULTS: dict[str, dict[str, Any]] = {
+    # decoupled UCT's most visited move: it lost 0.035 per game against the exact
+    # equilibrium of markov_soccer(horizon=20), RM's thresholded empirical strategy 0.183
+    "markov_soccer": dict(selector="ucb", final_strategy="most_visited"),
+}
+#: The bot's settings for a game not in :data:`GAME_DEFAULTS` (None: the selector's own
+#: default, :mod:`smmcts_spiel.search.selectors`).
+BASE_DEFAULTS: dict[str, Any] = dict(selector="rm", gamma=None, c=None,
+                                     final_strategy="empirical", threshold=DEFAULT_THRESHOLD)
+
+
+def game_settings(game: pyspiel.Game, **given: Any) -> dict[str, Any]:
+    """The search settings for ``game``: those ``given`` (not None), else the game's entry
+    of :data:`GAME_DEFAULTS`, else :data:`BASE_DEFAULTS`."""
+    settings = {**BASE_DEFAULTS, **GAME_DEFAULTS.get(game.get_type().short_name, {})}
+    unknown = set(given) - set(BASE_DEFAULTS)
+    if unknown:
+        raise TypeError(f"game_settings: unknown settings {', '.join(sorted(unknown))}")
+    settings.update({key: value for key, value in given.items() if value is not None})
+    return settings
 
 
 class SMMCTSBot(SearchBot):
@@ -38,7 +63,9 @@ class SMMCTSBot(SearchBot):
       game: two-player zero-sum (or constant-sum) game, simultaneous or sequential.
       player_id: 0 or 1.
       selector: "rm", "rmm", "exp3", "exp3m", "ucb" or "ucbm" (trailing "m": propagate
-        node means, the paper's RMM / Exp3M).
+        node means, the paper's RMM / Exp3M). Default (None): the game's entry of
+        :data:`GAME_DEFAULTS`, else "rm"; the same holds for ``gamma``, ``c``,
+        ``final_strategy`` and ``threshold`` (:func:`game_settings`).
       gamma: exploration of RM and Exp3, in (0, 1]; default (None) 0.05 for RM (the
         paper's), 0.1 for Exp3 (measured, docs/search_and_bots.md).
       c: UCB exploration constant, on rewards in [0, 1]; default (None) 0.5 (measured; the
@@ -47,10 +74,12 @@ class SMMCTSBot(SearchBot):
       time_limit: seconds per step; the search stops at whichever budget runs out first.
       final_strategy: "empirical" frequencies (the paper's), "average" strategy,
         "average_no_exploration" (the average without the selectors' gamma/|A|
-        exploration, GTLibrary's choice) or "most_visited" (play the most visited action).
+        exploration, GTLibrary's choice) or "most_visited" (play the most visited action);
+        default (None) "empirical" unless :data:`GAME_DEFAULTS` says otherwise.
       threshold: final-move thresholding: the bot never plays an action its final strategy
         gives less than this probability (the rest is renormalised; 0: play them all, as
-        the paper's SM-MCTS). Default :data:`DEFAULT_THRESHOLD`.
+        the paper's SM-MCTS). Default (None) :data:`DEFAULT_THRESHOLD` unless
+        :data:`GAME_DEFAULTS` says otherwise.
       seed: seeds the search and the bot's own sampling; same seed, same game, same play.
       evaluator: leaf evaluator: an object with OpenSpiel's ``evaluate(state)`` interface
         (generic and reference engines), or the name of a game kernel's compiled evaluator,
@@ -75,12 +104,12 @@ class SMMCTSBot(SearchBot):
         memory. The reference engine has no bound.
     """
 
-    def __init__(self, game: pyspiel.Game, player_id: int, selector: str = "rm",
+    def __init__(self, game: pyspiel.Game, player_id: int, selector: str | None = None,
                  gamma: float | None = None, c: float | None = None,
                  iterations: int | None = 1000,
-                 time_limit: float | None = None, final_strategy: str = "empirical",
+                 time_limit: float | None = None, final_strategy: str | None = None,
                  seed: int | None = None, evaluator=None, engine: str = "auto",
-                 threshold: float = DEFAULT_THRESHOLD, threads: int = 1,
+                 threshold: float | None = None, threads: int = 1,
                  max_memory: int = tree_arrays.DEFAULT_MAX_MEMORY):
         super().__init__(game, player_id, iterations, time_limit, seed)
         if engine not in ENGINES:
@@ -101,8 +130,8 @@ class SMMCTSBot(SearchBot):
                 + ": its time goes to pyspiel and Python, which hold Python's global "
                 "interpreter lock, so parallel trees would only take turns; use threads=1")
         seeds = [self._rng.getrandbits(63) for _ in range(threads)]
-        options: dict[str, Any] = dict(selector=selector, gamma=gamma, c=c,
-                                       final_strategy=final_strategy, threshold=threshold)
+        options = game_settings(game, selector=selector, gamma=gamma, c=c,
+                                final_strategy=final_strategy, threshold=threshold)
         searches: list[KernelSMMCTS | ArraySMMCTS | SMMCTS]
         self._search: KernelSMMCTS | ArraySMMCTS | SMMCTS | RootParallelSearch
         if engine == "kernel":

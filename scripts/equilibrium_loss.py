@@ -113,7 +113,7 @@ def run() -> None:
     if _SOLVE_ONLY.value:
         logging.info("solved %s into %s", _GAME.value, _SOLUTIONS_DIR.value)
         return
-    lifted = {} if _SOLVER_LIMITS.value else {"solver_limits": False}
+    lifted = cli.solver_limits_kwargs(_SOLVER_LIMITS)
     jobs = {}
     for b, spec in enumerate(bots):
         bot_rules = rules if spec.startswith("smmcts") else ()

@@ -78,7 +78,7 @@ def jobs() -> dict[str, dict]:
     thresholds = [float(t) for t in _THRESHOLDS.value]
     seeds = [_RUNNER.seed.value * 1000 + s for s in range(_SEEDS.value)]
     out = {}
-    lifted = {} if _SOLVER_LIMITS.value else {"solver_limits": False}
+    lifted = cli.solver_limits_kwargs(_SOLVER_LIMITS)
     for g, game in enumerate(filter(None, _GAMES.value.split(";"))):
         loaded = pyspiel.load_game(game)
         # Solved (or read) here, before the jobs: the workers then read the cached file.

@@ -201,3 +201,23 @@ def test_ucb_holds_its_own_against_openspiel_mcts_at_tic_tac_toe():
         bots = [ours, theirs] if seat == 0 else [theirs, ours]
         not_lost += play(game, bots, k)[seat] >= 0
     assert not_lost >= 0.8 * num_games
+
+
+def test_per_game_defaults_apply_and_explicit_settings_win():
+    from smmcts_spiel.bots.smmcts_bot import BASE_DEFAULTS, GAME_DEFAULTS
+
+    game = pyspiel.load_game("markov_soccer(horizon=10)")
+    chosen = GAME_DEFAULTS[game.get_type().short_name]
+    search = SMMCTSBot(game, 0, iterations=10, seed=0).search
+    for key, value in {**BASE_DEFAULTS, **chosen}.items():
+        if value is not None:
+            assert getattr(search, key) == value, key
+    # Every setting given explicitly overrides the game's default, one at a time.
+    other = {"selector": "exp3", "final_strategy": "average", "threshold": 0.05}
+    for key, value in other.items():
+        assert getattr(SMMCTSBot(game, 0, iterations=10, seed=0, **{key: value}).search,
+                       key) == value
+    # A game without an entry gets the base defaults.
+    plain = SMMCTSBot(pyspiel.load_game("matrix_mp"), 0, iterations=10, seed=0).search
+    assert (plain.selector, plain.final_strategy, plain.threshold) == (
+        BASE_DEFAULTS["selector"], BASE_DEFAULTS["final_strategy"], BASE_DEFAULTS["threshold"])

@@ -63,16 +63,19 @@ def test_equilibrium_policy_has_zero_nash_conv_in_openspiel(name):
     GOOFSPIEL.format(cards=4, order="random", extra=",returns_type=point_difference"),
     GOOFSPIEL.format(cards=4, order="ascending", extra=",egocentric=True"),
     "oshi_zumo(coins=3,size=1,horizon=6)",  # 0-0 bids repeat positions: the move number counts
+    # chance nodes resolve the pending joint action; a goal takes two moves (horizon 4)
+    pytest.param("markov_soccer(grid=A.\nOB,horizon=4)", marks=pytest.mark.slow),
 ])
 def test_transposition_key_gives_the_value_of_every_state(name):
     # Goofspiel and Oshi-Zumo are symmetric, so the root value is 0 whatever the key does; the
     # subgames below it are not, and keyed and unkeyed solves must agree on every one of them.
     game = pyspiel.load_game(name)
     keyed = solver.solve(game)
-    unkeyed = solver.solve(game, use_transpositions=False)
+    unkeyed = solver.solve(game, use_transpositions=False, max_states=None, max_seconds=None)
     assert len(keyed) < len(unkeyed)  # transpositions were actually shared
     values = [unkeyed.state_value(s) for s in all_states(game.new_initial_state())]
-    assert len(set(np.round(values, 9))) > 3  # the check sees many different subgame values
+    # the check sees many different subgame values (markov_soccer's tiny grid: win, draw, loss)
+    assert len(set(np.round(values, 9))) >= (3 if "soccer" in name else 4)
     for state in all_states(game.new_initial_state()):
         assert keyed.state_value(state) == pytest.approx(unkeyed.state_value(state), abs=1e-12)
 

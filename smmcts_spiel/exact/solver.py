@@ -186,6 +186,24 @@ def _oshi_zumo_key(game: pyspiel.Game) -> Callable[[pyspiel.State], Hashable]:
 
 TRANSPOSITION_KEYS["oshi_zumo"] = _oshi_zumo_key
 
+
+def _markov_soccer_key(game: pyspiel.Game) -> Callable[[pyspiel.State], Hashable]:
+    """OpenSpiel's C++ markov_soccer: the board (both players, the ball or who holds it:
+    the state's string), the move number (the game stops at ``horizon``), and at a chance
+    node the two actions it is about to resolve (the last two of the history).
+    """
+    del game
+
+    def key(state: pyspiel.State) -> Hashable:
+        if state.is_chance_node():
+            return str(state), state.move_number(), tuple(state.history()[-2:])
+        return str(state), state.move_number()
+
+    return key
+
+
+TRANSPOSITION_KEYS["markov_soccer"] = _markov_soccer_key
+
 # ----------------------------------------------------------------------------------------
 # Sizes and times, before solving
 

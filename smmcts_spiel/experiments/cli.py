@@ -62,6 +62,12 @@ def define_solver_limits() -> flags.FlagHolder:
         "above its limits (states, minutes, stage size); --nosolver_limits solves it anyway.")
 
 
+def solver_limits_kwargs(holder: flags.FlagHolder) -> dict:
+    """Job keyword arguments for ``--solver_limits``: empty by default, so the jobs (and
+    their resume keys) of a run with the limits in force stay as they were before the flag."""
+    return {} if holder.value else {"solver_limits": False}
+
+
 def solve_game(game: pyspiel.Game, cache_dir: str | None,
                enforce_limits: bool) -> solver.Solution:
     """The game's exact solution, solved (or read from ``cache_dir``) in this process before
