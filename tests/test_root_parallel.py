@@ -1,6 +1,7 @@
 """Root-parallel SM-MCTS (``threads``): independent trees, merged statistics, determinism."""
 
 import os
+import threading
 
 import pyspiel
 import pytest
@@ -40,6 +41,35 @@ def test_same_seed_same_trees_and_the_budget_is_split():
             final_probabilities(summed, [0.0] * len(summed), "empirical", 0.0))
     # The trees are independent: different seeds, different trees.
     assert trees[0].root.counts != trees[1].root.counts
+
+
+@needs_two_cores
+def test_a_tree_whose_thread_has_not_started_is_searched_by_the_caller():
+    """Under an iteration budget the caller does not wait for a tree's thread that has not
+    started that tree (asleep, or busy): it searches the tree itself, with the same result."""
+    game = pyspiel.load_game(OSHI)
+    state = game.new_initial_state()
+    free, held = (SMMCTSBot(game, 0, iterations=3_001, seed=7, threads=2) for _ in range(2))
+    release = threading.Event()
+    blocker = root_parallel._Task(release.wait)
+    held.search._threads[0].start(blocker)  # the tree's thread is busy until released
+    timer = threading.Timer(120, release.set)  # a failure, not a hang, if the move waits
+    timer.start()
+    try:
+        for bot in (free, held):
+            bot.step(state)
+        searched_while_busy = not release.is_set()
+    finally:
+        release.set()
+        timer.cancel()
+    blocker.wait(0.0)
+    assert searched_while_busy
+    assert root_counts(held) == root_counts(free)
+    assert [t.last_iterations for t in held.search.searches] == [1_501, 1_500]
+    tree = held.search.searches[1]
+    visits = tree.root.visits
+    held.step(state)  # the thread, free again, searches the next move's tree
+    assert tree.root.visits == visits + 1_500
 
 
 @needs_two_cores
@@ -97,7 +127,7 @@ def test_tree_threads_are_bound_to_other_cores_than_the_caller():
     cores = sorted(os.sched_getaffinity(0))
     bot = SMMCTSBot(pyspiel.load_game(OSHI), 0, iterations=200, seed=0, threads=2)
     bot.step(pyspiel.load_game(OSHI).new_initial_state())
-    (_, thread_id), = bot.search._threads
+    thread_id = bot.search._threads[0].native_id
     bound = os.sched_getaffinity(thread_id)
     assert len(bound) == 1 and bound <= set(cores)
     # Placing from a known core: the thread goes to another one; with that core alone, there.

@@ -162,12 +162,15 @@ def _iteration(root, root_state, code, params, data, evaluator, selector, mean_v
 @numba.njit(cache=True, error_model="numpy", _nrt=False, nogil=True)  # type: ignore[call-overload]
 def _run(iterations, root, root_state, code, params, data, evaluator, selector, mean_variant,
          track_average, config, nodes_i, nodes_f, pool, slots, counters, rng, state, path_node,
-         path_i, path_j, actions_out, outcomes, outcome_probs, node_room, pool_room):
+         path_i, path_j, actions_out, outcomes, outcome_probs, node_room, pool_room, entered):
     """Run up to ``iterations`` iterations; stops early when the arrays may overflow.
 
     ``node_room`` / ``pool_room``: the most nodes / pool (and slot) entries one iteration
-    can add. Returns the number of iterations done.
+    can add. ``entered[0]`` counts the calls, incremented once the interpreter lock is
+    released (root parallelism wakes a tree's thread on it). Returns the number of
+    iterations done.
     """
+    entered[0] += 1
     done = 0
     while done < iterations:
         if (counters[NUM_NODES] + node_room > nodes_i.shape[1]
@@ -297,6 +300,7 @@ class KernelSMMCTS(ArrayTreeSearch):
         self._actions = np.zeros(2 * kernel.max_actions + 2, np.int64)
         self._outcomes = np.zeros(kernel.max_chance_outcomes, np.int64)
         self._outcome_probs = np.zeros(kernel.max_chance_outcomes)
+        self.entered = np.zeros(1, np.int64)  # calls of the compiled iterations (_run)
         self._load_compiled_code()
 
     def _load_compiled_code(self) -> None:
@@ -348,7 +352,7 @@ class KernelSMMCTS(ArrayTreeSearch):
             self._evaluator_code, self._selector_code, self.propagate_mean, self._track_average,
             self._config, self.nodes_i, self.nodes_f, self.pool, self.slots, self.counters,
             self._rng, self._state, self._path[0], self._path[1], self._path[2], self._actions,
-            self._outcomes, self._outcome_probs, self._node_room, self._pool_room)
+            self._outcomes, self._outcome_probs, self._node_room, self._pool_room, self.entered)
         if done < iterations:
             self._grow()
         return done

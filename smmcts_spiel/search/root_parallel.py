@@ -23,11 +23,15 @@ from __future__ import annotations
 
 import ctypes
 import os
+import queue
 import threading
 import time
+import weakref
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 
+import numba
+import numba.extending
+import numpy as np
 import pyspiel
 
 from smmcts_spiel import checks
@@ -128,15 +132,6 @@ def _summed(rows) -> list:
     return [sum(column) for column in zip(*rows)]
 
 
-def _started_thread() -> tuple[ThreadPoolExecutor, int]:
-    """A pool of one thread, started now, and the thread's id (for its core): a pool starts
-    its thread at the first task, and starting one waits until the new thread runs, which
-    on a busy machine took tens to hundreds of milliseconds (25 Nov 2026), time a move
-    would lose."""
-    pool = ThreadPoolExecutor(1, "smmcts-tree")
-    return pool, pool.submit(threading.get_native_id).result()
-
-
 def _load_sched_getcpu():
     try:
         sched_getcpu = ctypes.CDLL(None, use_errno=True).sched_getcpu
@@ -171,6 +166,149 @@ def place_threads(thread_ids: Sequence[int], cores: Sequence[int]) -> None:
             pass
 
 
+@numba.extending.intrinsic
+def _acquire_load(typingctx, flags, index):
+    """``flags[index]`` read as an atomic load: read again on every call, never kept in a
+    register across a loop, so one thread sees another thread's store."""
+    def codegen(context, builder, signature, args):
+        array = context.make_array(signature.args[0])(context, builder, args[0])
+        address = builder.gep(array.data, [args[1]])
+        return builder.load_atomic(address, "acquire", 8)
+    return numba.types.int64(flags, numba.types.intp), codegen
+
+
+@numba.njit(nogil=True, cache=True)
+def _spin_until(counter, above, spins):
+    """Whether ``counter[0]`` exceeded ``above`` within ``spins`` polls, without the
+    interpreter lock."""
+    for _ in range(spins):
+        if _acquire_load(counter, 0) > above:  # type: ignore[call-arg]
+            return True
+    return False
+
+
+@numba.njit(nogil=True, cache=True)
+def _await_task(posted, taken, entered, spins):
+    """A tree's thread waits, without the interpreter lock, for a task (``posted[0] >
+    taken``) and then for the caller to be in its own compiled search (``entered[0] >=
+    posted[1]``), which releases the lock the thread is about to take (a thread that has
+    to wait for the lock sleeps, and is woken as slowly as below); at most ``spins`` polls
+    each. Whether a task came. Sets ``posted[2]`` on entry (the thread is polling)."""
+    posted[2] = 1
+    for _ in range(spins):
+        if _acquire_load(posted, 0) > taken:  # type: ignore[call-arg]
+            for _ in range(spins):
+                if _acquire_load(entered, 0) >= _acquire_load(posted, 1):
+                    break
+            return True
+    return False
+
+
+#: Polls of one ``_spin_until`` call while a move waits for a tree's thread (about 0.1 ms:
+#: 0.5 ns a poll, measured 26 Nov 2026).
+_SPINS = 1 << 18
+#: The longest a move polls for the other trees before it sleeps until they are done.
+MAX_SPIN_SECONDS = 0.01
+#: Polls of a tree's thread for its next task, after it starts and after each task, before
+#: it sleeps (about 8 ms): a sleeping thread, woken on a busy core, may wait for the
+#: scheduler's next tick (4 ms), as long as a whole short search.
+IDLE_SPINS = 1 << 24
+
+
+class _Task:
+    """One tree's search in one move, run once: by the tree's thread or, under an iteration
+    budget, by the caller if that thread has not started it when the caller is free."""
+
+    __slots__ = ("search", "claim", "done", "finished", "error")
+
+    def __init__(self, search):
+        self.search = search  # the prepared run (ArrayTreeSearch.prepared_run)
+        self.claim = threading.Lock()  # held by whichever thread runs the search
+        # Set by the tree's thread when done with the task (ran it, or found it taken):
+        self.done = np.zeros(1, np.int64)  # for a polling wait
+        self.finished = threading.Lock()  # released, for a sleeping wait
+        self.finished.acquire()
+        self.error: BaseException | None = None
+
+    def run(self) -> bool:
+        """Run the search unless another thread took it; whether this call ran it."""
+        if not self.claim.acquire(blocking=False):
+            return False
+        try:
+            self.search()
+        except BaseException as e:  # re-raised on the calling thread (RootParallelSearch.run)
+            self.error = e
+        finally:
+            self.search = None  # the thread keeps its last task: not the tree
+        return True
+
+    def wait(self, spin_seconds: float) -> None:
+        """Until the tree's thread is done with the task: polling for up to
+        ``spin_seconds``, then asleep (a sleeping thread, woken on a busy core, may wait
+        for the scheduler's next tick: up to 4 ms)."""
+        until = time.perf_counter() + spin_seconds
+        while not self.done[0] and time.perf_counter() < until:
+            _spin_until(self.done, 0, _SPINS)
+        self.finished.acquire()
+
+
+def _serve(inbox: queue.SimpleQueue, posted: np.ndarray, entered: np.ndarray,
+           ready: queue.SimpleQueue) -> None:
+    """A tree's thread: runs the tasks it is given until it gets None, polling for the
+    next one (``IDLE_SPINS``) before it sleeps. It holds no reference to the search, so a
+    dropped bot is freed (and its thread ends)."""
+    ready.put(threading.get_native_id())
+    taken = 0
+    while True:
+        _await_task(posted, taken, entered, IDLE_SPINS)
+        task = inbox.get()
+        if task is None:
+            return
+        taken += 1
+        task.run()
+        task.finished.release()
+        task.done[0] = 1  # last, so the caller rarely finds the interpreter lock held
+        del task
+
+
+class _TreeThread:
+    """A thread of its own for one tree, started now: starting one waits until the new
+    thread runs, which on a busy machine took tens to hundreds of milliseconds (25 Nov
+    2026), time a move would lose.
+
+    ``entered``: the calling thread's tree's count of calls into its compiled iterations
+    (``KernelSMMCTS.entered``); a posted task starts once that count has gone up.
+    """
+
+    def __init__(self, entered: np.ndarray):
+        self._inbox: queue.SimpleQueue = queue.SimpleQueue()
+        self._entered = entered
+        # tasks posted so far, and the count of ``entered`` at which the caller searches
+        # and whether the thread has polled for tasks yet
+        self._posted = np.zeros(3, np.int64)
+        ready: queue.SimpleQueue = queue.SimpleQueue()
+        threading.Thread(target=_serve, args=(self._inbox, self._posted, entered, ready),
+                         name="smmcts-tree", daemon=True).start()
+        self.native_id: int = ready.get()
+        weakref.finalize(self, self._stop, self._inbox, self._posted)
+        # Until the thread polls, without the interpreter lock (it needs the lock to get
+        # there: a thread left waiting for it sleeps, and a first move would wait for it).
+        until = time.perf_counter() + 1.0
+        while not self._posted[2] and time.perf_counter() < until:
+            _spin_until(self._posted[2:], 0, _SPINS)
+
+    def start(self, task: _Task) -> None:
+        self._inbox.put(task)
+        self._posted[1] = self._entered[0] + 1
+        self._posted[0] += 1
+
+    @staticmethod
+    def _stop(inbox: queue.SimpleQueue, posted: np.ndarray) -> None:
+        inbox.put(None)
+        posted[1] = 0
+        posted[0] += 1
+
+
 class RootParallelSearch:
     """``len(searches)`` independent searches of one game run at once, read as one; the
     interface of :class:`.smmcts.SMMCTS` (``run``, ``set_root``, ``find``, ``strategy``,
@@ -193,7 +331,10 @@ class RootParallelSearch:
         self.threshold = first.threshold
         self.last_iterations = 0
         # One thread of its own per tree after the first (which the caller searches).
-        self._threads = [_started_thread() for _ in self.searches[1:]]
+        entered = getattr(first, "entered", np.zeros(1, np.int64))
+        self._threads = [_TreeThread(entered) for _ in self.searches[1:]]
+        self._placement: tuple | None = None  # (caller's core, cores, threads) last placed
+        _spin_until(np.ones(1, np.int64), 0, 1)  # load the compiled code now, not in a move
 
     @property
     def root(self) -> MergedNode | None:
@@ -209,20 +350,44 @@ class RootParallelSearch:
         shares = split_budget(iterations, len(self.searches))
         # Trees without a share of a small budget only move their root.
         busy = [k for k, n in enumerate(shares) if n is None or n > 0]
-        threads = [self._threads[k - 1] for k in busy[1:]]
-        place_threads([thread_id for _, thread_id in threads],
-                      sorted(os.sched_getaffinity(0)))
-        futures = [pool.submit(self.searches[k].run, state, shares[k], time_limit, started)
-                   for k, (pool, _) in zip(busy[1:], threads)]
-        self.searches[busy[0]].run(state, shares[busy[0]], time_limit, started)
-        for future in futures:
-            future.result()
         for k, search in enumerate(self.searches):
             if k not in busy:
                 search.set_root(state)
-        self.last_iterations = sum(s.last_iterations for k, s in enumerate(self.searches)
-                                   if k in busy)
+        # Each tree's root and room, prepared here: a woken thread then goes straight into
+        # the compiled iterations, which release the interpreter lock.
+        runs = [self.searches[k].prepared_run(state, shares[k], time_limit, started)
+                for k in busy]
+        threads = [self._threads[k - 1] for k in busy[1:]]
+        self._place(threads)
+        tasks = [_Task(search) for search in runs[1:]]
+        for thread, task in zip(threads, tasks):
+            thread.start(task)
+        try:
+            runs[0]()
+        except BaseException:
+            for task in tasks:  # no tree may still be searched when the error leaves
+                task.wait(0.0)
+            raise
+        for task in tasks:
+            # Under an iteration budget each tree's work is fixed, so which thread searches
+            # it changes nothing: a tree whose thread has not woken yet is searched here
+            # rather than waited for.
+            if iterations is None or not task.run():
+                task.wait(MAX_SPIN_SECONDS)
+        errors = [task.error for task in tasks if task.error is not None]
+        if errors:
+            raise errors[0]
+        self.last_iterations = sum(self.searches[k].last_iterations for k in busy)
         return self._searched_root()
+
+    def _place(self, threads: Sequence[_TreeThread]) -> None:
+        """Bind the trees' threads to other cores than the caller's (``place_threads``),
+        unless they are bound so already."""
+        placement = (_current_core(), tuple(sorted(os.sched_getaffinity(0))),
+                     tuple(t.native_id for t in threads))
+        if placement != self._placement:
+            place_threads(placement[2], placement[1])
+            self._placement = placement
 
     def set_root(self, state: pyspiel.State) -> MergedNode:
         for search in self.searches:

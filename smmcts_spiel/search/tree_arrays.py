@@ -35,6 +35,7 @@ import gc
 import mmap
 import os
 import time
+from collections.abc import Callable
 
 import numba
 import numpy as np
@@ -768,6 +769,15 @@ class ArrayTreeSearch(TreeSearch):
         (``time.perf_counter()``; default now), which the time limit counts from. Returns the
         root node.
         """
+        return self.prepared_run(state, iterations, time_limit, started)()
+
+    def prepared_run(self, state: pyspiel.State, iterations: int | None = 1000,
+                     time_limit: float | None = None, started: float | None = None
+                     ) -> Callable[[], ArrayNode]:
+        """What :meth:`run` does before the iterations (the root, room for the run), now;
+        the rest as a function that returns the root. Root parallelism prepares every tree
+        on the calling thread, so that a tree's thread, once woken, goes straight into the
+        compiled iterations instead of waiting for Python's global interpreter lock."""
         start = time.perf_counter() if started is None else started
         iterations, time_limit = checks.check_budget(iterations, time_limit)
         if state.is_terminal():
@@ -777,12 +787,16 @@ class ArrayTreeSearch(TreeSearch):
         if time_limit is not None:
             self._make_room(min(iterations or np.inf,
                                 1.25 * self._rate * min(time_limit, PLAN_SECONDS)))
-        before = self.counters.copy()
-        searching = time.perf_counter()
-        done = self._search(root, iterations, time_limit and start + time_limit)
-        self._learn(done, time.perf_counter() - searching, self.counters - before)
-        self.last_iterations = done
-        return ArrayNode(self, root)
+        deadline = None if time_limit is None else start + time_limit
+
+        def search() -> ArrayNode:
+            before = self.counters.copy()
+            searching = time.perf_counter()
+            done = self._search(root, iterations, deadline)
+            self._learn(done, time.perf_counter() - searching, self.counters - before)
+            self.last_iterations = done
+            return ArrayNode(self, root)
+        return search
 
     def _search(self, root: int, iterations: int | None, deadline: float | None) -> int:
         """Iterations until the budget runs out; returns how many were done."""
