@@ -2,7 +2,8 @@
 
 Part 1, the profile (CPU microseconds, this process, after a warm-up that starts learning):
 acting per episode (numpy networks), and for comparison one jitted JAX forward pass per
-state, as the actors did before; one learning step (both networks, then the numpy copies);
+state, as the actors did before; one learning step (both networks, then the numpy copies)
+alone and in calls of ``steps_per_call`` steps (one jitted scan, as the learner takes them);
 storing an episode; OpenSpiel's JAX NFSP's episode (its own loop). Part 2, throughput:
 NFSP (``ANFSP`` without actors) and ANFSP with --num_actors actors, for each of --designs
 (``learner``: actors send experience; ``actor_learners``: the paper's, actors send
@@ -80,26 +81,30 @@ def profile(game: str) -> dict:
     x = state_tensor(state, state.current_player())[None]
     np.asarray(forward(run.avg_params, x))
 
-    def learn():
-        run.learn()
+    def learn(steps: int):
+        run.learn(steps)
         acting.set_params(run.q_params, run.avg_params)
 
     def store():
         run.replay.add_batch(rl)
         run.reservoir.add_batch(sl)
 
+    calls = run.config.steps_per_call
+    learn(calls)  # compiled
     theirs = OpenSpielNFSP(NFSPConfig(game=game, hidden=run.config.hidden, seed=0))
     result = {
         "transitions_per_episode": transitions,
         "acting_us_per_episode": _cpu_us(lambda: acting.play(1, 0, run.episodes), 3000),
         "numpy_forward_us": _cpu_us(lambda: acting.avg.logits(x[0]), 3000),
         "jax_forward_us": _cpu_us(lambda: np.asarray(forward(run.avg_params, x)[0]), 3000),
-        "learn_step_us": _cpu_us(learn, 500),
+        "learn_step_us": _cpu_us(lambda: learn(1), 500),
+        # in calls of steps_per_call steps (one jitted scan), as the learner takes them
+        "learn_step_in_calls_us": _cpu_us(lambda: learn(calls), 50) / calls,
         "store_us_per_episode": _cpu_us(store, 50) / 1000,
         "openspiel_nfsp_us_per_episode": _cpu_us(theirs.play_episode, 300),
     }
     steps = transitions / run.config.learn_every
-    result["learning_us_per_episode"] = steps * result["learn_step_us"]
+    result["learning_us_per_episode"] = steps * result["learn_step_in_calls_us"]
     result["nfsp_predicted_us_per_episode"] = (result["acting_us_per_episode"]
                                                + result["learning_us_per_episode"]
                                                + result["store_us_per_episode"])

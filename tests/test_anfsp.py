@@ -12,6 +12,7 @@ from open_spiel.python import rl_environment  # noqa: E402
 from open_spiel.python.algorithms import exploitability  # noqa: E402
 from open_spiel.python.jax import nfsp  # noqa: E402
 
+from smmcts_spiel.nfsp import anfsp  # noqa: E402
 from smmcts_spiel.nfsp.anfsp import ANFSP, ANFSPConfig  # noqa: E402
 from smmcts_spiel.nfsp.openspiel_nfsp import NFSPConfig, OpenSpielNFSP  # noqa: E402
 
@@ -51,7 +52,7 @@ def test_nfsp_resumes_exactly(game, network, episodes, tmp_path):
 
 @pytest.mark.parametrize("kwargs, message", [
     ({"num_actors": -1}, "num_actors"), ({"eta": 1.5}, "eta"), ({"epsilons": ()}, "epsilons"),
-    ({"learn_every": 0}, "learn_every")])
+    ({"learn_every": 0}, "learn_every"), ({"steps_per_call": 0}, "steps_per_call")])
 def test_bad_config_is_refused(kwargs, message):
     with pytest.raises(ValueError, match=message):
         ANFSPConfig(**kwargs)
@@ -103,8 +104,6 @@ def test_an_actor_learners_padded_gradient_is_the_mean_over_its_transitions():
     the gradient is that of the mean squared TD error over the real transitions."""
     import jax
     import jax.numpy as jnp
-
-    from smmcts_spiel.nfsp import anfsp
 
     run = ANFSP(_actor_learners(min_buffer_size_to_learn=10**6))
     rl, sl = run.acting.play(5, 0, 0)
@@ -171,3 +170,46 @@ def test_openspiel_nfsp_batch_probabilities_equal_the_agents_own():
         for a, p in mine.items():
             assert p == pytest.approx(float(theirs[a]), rel=1e-5)
         assert sum(mine.values()) == pytest.approx(1.0)
+
+
+def test_steps_in_one_call_equal_steps_one_by_one():
+    """The learner's scan over minibatches takes the same steps as one call per step,
+    refitting the target after every target_update_every-th step, mid-call too."""
+    import jax
+
+    run = ANFSP(ANFSPConfig(num_actors=0, hidden=(16,), min_buffer_size_to_learn=64,
+                            target_update_every=3, seed=4))
+    run.self_play(200)
+    trees = (run.q_params, run.q_opt_state, run.target_params, run.avg_params,
+             run.avg_opt_state)
+    batches = tuple(anfsp._minibatches(m, 32, 4)  # noqa: SLF001
+                    for m in (run.replay, run.reservoir))
+    together = run._learn_steps(True, True, 4, trees, np.uint32(1), batches)  # noqa: SLF001
+    one_by_one = trees
+    for k in range(4):
+        one = jax.tree_util.tree_map(lambda x, k=k: x[k:k + 1], batches)
+        one_by_one = run._learn_steps(True, True, 1, one_by_one,  # noqa: SLF001
+                                      np.uint32(1 + k), one)
+        if k == 1:  # the third step (count 3) refits the target
+            q_after_count_3 = _leaves(one_by_one[0])
+    for got, want in zip(_leaves(together, flat=False), _leaves(one_by_one, flat=False)):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(_leaves(together[2]), q_after_count_3, rtol=1e-5, atol=1e-6)
+    assert not np.allclose(_leaves(together[0]), q_after_count_3)  # a step after the refit
+
+
+def test_the_learner_steps_in_calls_of_steps_per_call():
+    run = ANFSP(ANFSPConfig(num_actors=0, hidden=(16,), min_buffer_size_to_learn=64,
+                            learn_every=8, steps_per_call=5, seed=4))
+    run.self_play(100)
+    assert run.steps > 0 and run.steps % 5 == 0
+    assert run._pending < 8 * 5  # noqa: SLF001
+
+
+def test_a_worker_returns_several_messages_in_one_call():
+    """What a Ray actor's call returns: consecutive messages, parameters taken first."""
+    run = ANFSP(ANFSPConfig(num_actors=0, hidden=(16,), episodes_per_message=3, seed=4))
+    worker = anfsp._Worker(run.config, 1, 0)  # noqa: SLF001
+    messages = worker.work_many(run._params(), 4)  # noqa: SLF001
+    assert [m[0] for m in messages] == [1] * 4 and [m[2] for m in messages] == [3] * 4
+    assert worker.episodes == 12 and all(len(m[1][0][0]) > 0 for m in messages)

@@ -24,11 +24,13 @@ PAPER = {
     ("nfsp", OTHELLO): dict(replay_capacity=4_000_000, reservoir_capacity=400_000,
                             batch_size=256, learn_every=256, rl_learning_rate=0.01,
                             sl_learning_rate=0.005, target_update_every=300, epsilons=(0.6,),
-                            epsilon_decay=1.0, network="conv", dropout=0.3),  # Sec. 3.3.2
+                            epsilon_decay=1.0, network="conv", dropout=0.3,
+                            steps_per_call=1),  # Sec. 3.3.2
     ("nfsp", "leduc_poker"): dict(replay_capacity=200_000, reservoir_capacity=2_000_000,
                                   batch_size=128, learn_every=128, rl_learning_rate=0.01,
                                   sl_learning_rate=0.005, target_update_every=300,
-                                  epsilons=(0.06,), epsilon_decay=1.0),  # Sec. 4.2.2
+                                  epsilons=(0.06,), epsilon_decay=1.0,
+                                  steps_per_call=1),  # Sec. 4.2.2
     ("anfsp", "leduc_poker"): dict(design="actor_learners",  # Sec. 4.1
                                    num_actors=4, reservoir_capacity=2_000_000, batch_size=128,
                                    episodes_per_message=32, rl_learning_rate=0.01,

@@ -18,7 +18,9 @@ game and share the networks, which the learner holds. Two designs (``design``):
   actor-learners are processes, so each keeps its own (``reservoir_capacity / num_actors``
   items), lost when the run is checkpointed and resumed.
 * ``"learner"``, ours (Ape-X style): actors send their experience to the learner, which
-  trains on replayed minibatches every ``learn_every`` transitions and broadcasts the
+  trains on replayed minibatches, a step every ``learn_every`` transitions taken
+  ``steps_per_call`` at a time in one jitted call (a ``lax.scan`` over their minibatches:
+  the dispatch of a call costs more than a step's computation), and broadcasts the
   parameters every ``sync_every`` steps: the same shared networks, one optimiser, the
   memories in one place (and in the checkpoints).
 
@@ -31,6 +33,8 @@ timing, so runs are not bit-for-bit reproducible.
 
 from __future__ import annotations
 
+import collections
+import functools
 import math
 import multiprocessing as mp
 import os
@@ -69,6 +73,9 @@ class ANFSPConfig:
     reservoir_capacity: int = 2_000_000
     batch_size: int = 128
     learn_every: int = 64  # transitions per gradient step of each network
+    # design learner: gradient steps taken together, in one jitted call, once that many are
+    # owed; 10 = sync_every, so the actors' parameters are as fresh as with single steps
+    steps_per_call: int = 10
     min_buffer_size_to_learn: int = 1000
     rl_learning_rate: float = 0.01
     sl_learning_rate: float = 0.01
@@ -88,7 +95,8 @@ class ANFSPConfig:
             raise ValueError(f"eta must be in (0, 1], got {checks.shown(self.eta)!r}")
         if not self.epsilons or not all(0.0 <= e <= 1.0 for e in self.epsilons):
             raise ValueError(f"epsilons must be probabilities, got {self.epsilons!r}")
-        for name in ("batch_size", "learn_every", "target_update_every", "sync_every",
+        for name in ("batch_size", "learn_every", "steps_per_call", "target_update_every",
+                     "sync_every",
                      "episodes_per_message", "replay_capacity", "reservoir_capacity",
                      "target_update_actions"):
             checks.check_count(getattr(self, name), name, 1)
@@ -259,6 +267,13 @@ class _Gradients:
         return q_grads, avg_grads, actions
 
 
+def _minibatches(memory, batch_size: int, count: int) -> tuple:
+    """``count`` minibatches of ``batch_size`` items drawn from ``memory`` in one sample,
+    one array of shape ``(count, batch_size, ...)`` per field."""
+    return tuple(f.reshape(count, batch_size, *f.shape[1:])
+                 for f in memory.sample(count * batch_size))
+
+
 def _to_numpy(tree):
     return jax.tree_util.tree_map(np.asarray, tree)
 
@@ -301,6 +316,10 @@ class _Worker:
         payload = ((transitions, supervised) if self.gradients is None
                    else self.gradients(cast(tuple, self.params), transitions, supervised))
         return self.actor, payload, n, time.process_time() - cpu
+
+    def work_many(self, params: tuple | None, count: int) -> list:
+        """``count`` messages (after taking ``params`` if given): fewer, larger calls."""
+        return [self.work(params if k == 0 else None) for k in range(count)]
 
 
 def _actor_main(config: ANFSPConfig, actor: int, episodes: int, params_queue, out_queue,
@@ -396,10 +415,20 @@ class _ProcessActors:
 
 class _RayActors:
     """Actors as Ray actors (a local Ray, or the cluster at ``config.ray_address``): each
-    has ``IN_FLIGHT`` calls of :meth:`_Worker.work` queued so that it never waits for the
-    learner; new parameters ride with an actor's next call."""
+    has ``IN_FLIGHT`` calls of :meth:`_Worker.work_many` queued so that it never waits for
+    the learner; new parameters ride with an actor's next call.
+
+    A call cost 0.9 ms of CPU in the actor's process besides the work (Ray's serialisation
+    and scheduling), over half the time of playing 16 Leduc episodes; so with
+    the ``learner`` design a call returns ``MESSAGES_PER_CALL`` messages, which the learner
+    takes one by one as it takes local processes' (the actors play on parameters of the
+    same age: they get new ones once per call either way). With the ``actor_learners``
+    design a call returns one message: each gradient must be computed on the newest
+    parameters the actor-learner has.
+    """
 
     IN_FLIGHT = 2
+    MESSAGES_PER_CALL = 4
 
     def __init__(self, config: ANFSPConfig, episodes: int, params: tuple):
         import ray  # the ray extra (ANFSP checks it is installed before it gets here)
@@ -423,11 +452,14 @@ class _RayActors:
         ray.get([actor.set_params.remote(first) for actor in self._actors])  # all ready
         self._params: list = [None] * config.num_actors  # for each actor's next call
         self._calls: dict = {}  # call -> actor
+        self._messages: collections.deque = collections.deque()  # returned, not yet taken
+        self._per_call = self.MESSAGES_PER_CALL if config.design == "learner" else 1
         self._running = False
 
     def _top_up(self, actor: int) -> None:
         while self._running and sum(a == actor for a in self._calls.values()) < self.IN_FLIGHT:
-            self._calls[self._actors[actor].work.remote(self._params[actor])] = actor
+            call = self._actors[actor].work_many.remote(self._params[actor], self._per_call)
+            self._calls[call] = actor
             self._params[actor] = None
 
     def resume(self) -> None:
@@ -439,16 +471,18 @@ class _RayActors:
         self._running = False
 
     def get(self, timeout: float):
-        if not self._calls:
-            time.sleep(timeout)
-            return None
-        done, _ = self._ray.wait(list(self._calls), num_returns=1, timeout=timeout)
-        if not done:
-            return None
-        actor = self._calls.pop(done[0])
-        message = self._ray.get(done[0])
-        self._top_up(actor)
-        return message
+        """The next message, or None after ``timeout`` seconds."""
+        if not self._messages:
+            if not self._calls:
+                time.sleep(timeout)
+                return None
+            done, _ = self._ray.wait(list(self._calls), num_returns=1, timeout=timeout)
+            if not done:
+                return None
+            actor = self._calls.pop(done[0])
+            self._messages.extend(self._ray.get(done[0]))
+            self._top_up(actor)
+        return self._messages.popleft()
 
     def send(self, actors, params: tuple) -> None:
         ref = self._ray.put(params)
@@ -508,7 +542,7 @@ class ANFSP:
 
     def _compile(self) -> None:
         q_loss, avg_loss = _losses(self.acting.q_net, self.acting.avg_net)
-        seed = self.config.seed
+        seed, target_every = self.config.seed, self.config.target_update_every
 
         def applied(optimiser):
             def apply(params, opt_state, grads):
@@ -518,20 +552,34 @@ class ANFSP:
 
         apply_q, apply_avg = applied(self.q_opt), applied(self.avg_opt)
 
-        # Dropout masks (if any) from the seed and the step count: a stream per network.
-        @jax.jit
-        def q_update(params, opt_state, step, target_params, *batch):
-            key = networks.dropout_keys(seed, step, 2)[0]
-            weight = jnp.ones(batch[0].shape[0])
-            return apply_q(params, opt_state,
-                           jax.grad(q_loss)(params, key, target_params, *batch, weight))
+        def step(learn_q: bool, learn_avg: bool):
+            """One gradient step of the networks that learn, then the target's refit."""
+            def body(carry, batches):
+                (q, q_opt, target, avg, avg_opt), count = carry
+                # Dropout masks (if any) from the seed and the step count: a stream each.
+                q_key, avg_key = networks.dropout_keys(seed, count, 2)
+                if learn_q:
+                    weight = jnp.ones(batches[0][0].shape[0])
+                    q, q_opt = apply_q(q, q_opt, jax.grad(q_loss)(q, q_key, target,
+                                                                  *batches[0], weight))
+                if learn_avg:
+                    avg, avg_opt = apply_avg(avg, avg_opt,
+                                             jax.grad(avg_loss)(avg, avg_key, *batches[1]))
+                count = count + 1
+                refit = count % target_every == 0
+                target = jax.tree_util.tree_map(lambda a, b: jnp.where(refit, a, b), q, target)
+                return ((q, q_opt, target, avg, avg_opt), count), None
+            return body
 
-        @jax.jit
-        def avg_update(params, opt_state, step, *batch):
-            key = networks.dropout_keys(seed, step, 2)[1]
-            return apply_avg(params, opt_state, jax.grad(avg_loss)(params, key, *batch))
+        @functools.partial(jax.jit, static_argnums=(0, 1, 2))
+        def learn_steps(learn_q: bool, learn_avg: bool, steps: int, trees, count, batches):
+            """``steps`` gradient steps in one call (a scan over their minibatches): one
+            call's dispatch instead of ``2 * steps``."""
+            (trees, _), _ = jax.lax.scan(step(learn_q, learn_avg), (trees, count), batches,
+                                         length=steps)
+            return trees
 
-        self._q_update, self._avg_update = q_update, avg_update
+        self._learn_steps = learn_steps
         self._apply_q, self._apply_avg = jax.jit(apply_q), jax.jit(apply_avg)
 
     # -- actors -------------------------------------------------------------------------
@@ -607,33 +655,36 @@ class ANFSP:
         self.episodes += episodes
         cfg = self.config
         stepped = False
-        while self._pending >= cfg.learn_every:
-            self._pending -= cfg.learn_every
-            stepped |= self.learn()
+        while self._pending >= cfg.learn_every * cfg.steps_per_call:
+            self._pending -= cfg.learn_every * cfg.steps_per_call
+            stepped |= self.learn(cfg.steps_per_call)
         if stepped and self._actors is None:
             self.acting.set_params(self.q_params, self.avg_params)
 
-    def learn(self) -> bool:
-        """One gradient step of each network once its memory holds enough data (design
-        ``learner``); True if a network changed."""
+    def learn(self, steps: int = 1) -> bool:
+        """``steps`` gradient steps of each network whose memory holds enough data (design
+        ``learner``), in one call; True if a network changed. The target network is refitted
+        after every ``target_update_every``-th step, the actors get the parameters at the
+        end of a call that passed a multiple of ``sync_every`` steps."""
         cfg = self.config
-        changed, step = False, np.uint32(self.steps)
-        if len(self.replay) >= cfg.min_buffer_size_to_learn:
-            self.q_params, self.q_opt_state = self._q_update(
-                self.q_params, self.q_opt_state, step, self.target_params,
-                *self.replay.sample(cfg.batch_size))
-            changed = True
-        if len(self.reservoir) >= cfg.min_buffer_size_to_learn:
-            self.avg_params, self.avg_opt_state = self._avg_update(
-                self.avg_params, self.avg_opt_state, step,
-                *self.reservoir.sample(cfg.batch_size))
-            changed = True
-        self.steps += 1
-        if self.steps % cfg.target_update_every == 0:
-            self.target_params = self.q_params
-        if self._actors is not None and self.steps % cfg.sync_every == 0:
+        learn_q = len(self.replay) >= cfg.min_buffer_size_to_learn
+        learn_avg = len(self.reservoir) >= cfg.min_buffer_size_to_learn
+        before, self.steps = self.steps, self.steps + steps
+        if not (learn_q or learn_avg):
+            if self.steps // cfg.target_update_every > before // cfg.target_update_every:
+                self.target_params = self.q_params
+            return False
+        batches = tuple(_minibatches(memory, cfg.batch_size, steps) if learns else None
+                        for memory, learns in ((self.replay, learn_q),
+                                               (self.reservoir, learn_avg)))
+        trees = (self.q_params, self.q_opt_state, self.target_params, self.avg_params,
+                 self.avg_opt_state)
+        (self.q_params, self.q_opt_state, self.target_params, self.avg_params,
+         self.avg_opt_state) = self._learn_steps(learn_q, learn_avg, steps, trees,
+                                                 np.uint32(before), batches)
+        if self._actors is not None and self.steps // cfg.sync_every > before // cfg.sync_every:
             self._actors.send(range(cfg.num_actors), self._params())
-        return changed
+        return True
 
     def train(self, seconds: float) -> None:
         """Self-play and learn for ``seconds`` of wall time (added to ``train_seconds``)."""
@@ -673,12 +724,13 @@ class ANFSP:
                 self._take(self._worker.work())
             return
         transitions, supervised, played = [], [], 0
+        chunk = self.config.learn_every * self.config.steps_per_call
         for _ in range(episodes):
             rl, sl = self.acting.play_episode(self.acting.epsilon(0, self.episodes + played))
             transitions += rl
             supervised += sl
             played += 1
-            if self._pending + len(transitions) >= self.config.learn_every:
+            if self._pending + len(transitions) >= chunk:
                 self._receive(_stack(transitions, _TRANSITION_TYPES),
                               _stack(supervised, _SAMPLE_TYPES), played)
                 transitions, supervised, played = [], [], 0
