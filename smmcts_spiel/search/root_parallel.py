@@ -315,9 +315,10 @@ class RootParallelSearch:
     ``policy``, ``reset``, ``root``, ``last_iterations``).
 
     Args:
-      searches: the trees, each a search with ``run(state, iterations, time_limit,
-        started)`` (an :class:`.tree_arrays.ArrayTreeSearch`); the first runs on the
-        calling thread, the others on a pool of threads kept from move to move.
+      searches: the trees, each an :class:`.tree_arrays.ArrayTreeSearch` (``prepared_run``);
+        the first runs on the calling thread, each other on a thread of its own kept from
+        move to move (:class:`_TreeThread`), which starts a move's search once the first
+        tree's compiled iterations have begun (``KernelSMMCTS.entered``).
     """
 
     def __init__(self, searches: Sequence):
