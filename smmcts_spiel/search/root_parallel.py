@@ -213,15 +213,15 @@ def _await_task(posted, taken, entered, moves, spins):
     (``moves[0]`` changes without a task of its own), whose cores it would take. Whether a
     task came. Sets ``posted[2]`` on entry (the thread is polling)."""
     posted[2] = 1
-    seen = _acquire_load(moves, 0)  # type: ignore[call-arg]
+    seen: int = _acquire_load(moves, 0)  # type: ignore[call-arg]
     for _ in range(spins):
-        if _acquire_load(posted, 0) <= taken:  # type: ignore[call-arg]
-            if _acquire_load(moves, 0) == seen:  # type: ignore[call-arg]
+        if _acquire_load(posted, 0) <= taken:
+            if _acquire_load(moves, 0) == seen:
                 continue
-            if _acquire_load(posted, 0) <= taken:  # type: ignore[call-arg]
+            if _acquire_load(posted, 0) <= taken:
                 return False  # another search's move: sleep until a task comes
         for _ in range(spins):
-            if _acquire_load(entered, 0) >= _acquire_load(posted, 1):  # type: ignore[call-arg]
+            if _acquire_load(entered, 0) >= _acquire_load(posted, 1):
                 break
         return True
     return False
@@ -436,7 +436,7 @@ class RootParallelSearch:
         moved = [t for t in threads if t.core is None or t.core == here]
         if here is None or not moved:
             return
-        kept = [t.core for t in threads if t not in moved]
+        kept = [t.core for t in threads if t not in moved and t.core is not None]
         for thread, core in zip(moved, cores_for(len(moved), self._cores, kept)):
             thread.bind(core)
 
