@@ -242,13 +242,23 @@ class _Gradients:
         self.config, self.reservoir, self.stream = config, reservoir, stream
         self.computed = 0  # messages so far: with the stream, the dropout masks' step
         q_loss, avg_loss = _losses(acting.q_net, acting.avg_net)
-        self._q_grad, self._avg_grad = jax.jit(jax.grad(q_loss)), jax.jit(jax.grad(avg_loss))
+
+        def with_key(grad, which: int):
+            """The gradient with the dropout key of message ``step`` drawn in the same
+            jitted call (drawn eagerly, its four JAX operations cost 11% of a Ray
+            actor-learner's time, py-spy)."""
+            def call(params, step, *args):
+                return grad(params, networks.dropout_keys(config.seed, step, 2)[which], *args)
+            return jax.jit(call)
+
+        self._q_grad = with_key(jax.grad(q_loss), 0)
+        self._avg_grad = with_key(jax.grad(avg_loss), 1)
 
     def __call__(self, params: tuple, transitions: tuple, supervised: tuple) -> tuple:
         """(Q gradients or None, average gradients or None, actions) of one message."""
         q_params, target_params, avg_params = params
         cfg = self.config
-        keys = networks.dropout_keys(cfg.seed, np.uint32(self.stream + self.computed), 2)
+        step = np.uint32(self.stream + self.computed)
         self.computed += 1
         q_grads = avg_grads = None
         actions = len(transitions[0]) if transitions else 0
@@ -259,11 +269,11 @@ class _Gradients:
                                                 1 if k == _DONE else 0, f.dtype)])
                      for k, f in enumerate(transitions)]
             weight = (np.arange(size) < actions).astype(np.float32)
-            q_grads = _to_numpy(self._q_grad(q_params, keys[0], target_params, *batch, weight))
+            q_grads = _to_numpy(self._q_grad(q_params, step, target_params, *batch, weight))
         if supervised:
             self.reservoir.add_batch(supervised)
         if len(self.reservoir) >= cfg.min_buffer_size_to_learn:
-            avg_grads = _to_numpy(self._avg_grad(avg_params, keys[1],
+            avg_grads = _to_numpy(self._avg_grad(avg_params, step,
                                                  *self.reservoir.sample(cfg.batch_size)))
         return q_grads, avg_grads, actions
 
@@ -383,7 +393,8 @@ class _ProcessActors:
             try:
                 if time.perf_counter() > deadline:
                     raise EOFError
-                for pipe in multiprocessing.connection.wait(starting, 0.5):
+                ready = multiprocessing.connection.wait(starting, 0.5)
+                for pipe in [p for p in starting if p in ready]:
                     pipe.recv()  # None; EOFError if the actor died
                     starting.remove(pipe)
             except EOFError:
@@ -504,9 +515,12 @@ class _RayActors:
         return self._messages.popleft()
 
     def send(self, actors, params: tuple) -> None:
-        ref = self._ray.put(params)
+        # By value: Ray inlines arguments under 100 KB (the networks here) in the call;
+        # ray.put stored them in the object store, whose put cost the paper's design (new
+        # parameters after every message) 14% of the learner's time (py-spy), and each
+        # actor then fetched them from the store before the call could start.
         for k in actors:
-            self._params[k] = ref
+            self._params[k] = params
 
     def close(self) -> None:
         for actor in self._actors:
