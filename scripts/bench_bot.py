@@ -28,8 +28,12 @@ refuses more than one thread; ``--engine=generic``: the generic path everywhere)
 OpenSpiel's C++ MCTSBot's, or its Python MCTSBot's where the C++ bot refuses the game
 (games with rewards along the way: the Python bot plays them through
 ``terminal_rewards_view``), timed alternately in the same run, their
-ratios, and the overshoot of SMMCTSBot's moves at ``--overshoot_time`` in self-play with
-tree reuse (at most ``--overshoot_moves`` moves per game). The last lines are
+ratios; then what a player sees: the root iterations of ``--move_time`` moves of one bot kept
+from move to move (its tree cleared, its arrays and threads kept) after a pause as long as
+the move (an opponent's turn, in which its tree threads go to sleep), against the C++ bot's
+at the same time per move (median of ``--repeats`` moves each); and the overshoot of
+SMMCTSBot's moves at ``--overshoot_time`` in self-play with tree reuse (at most
+``--overshoot_moves`` moves per game). The last lines are
 ``min_ratio_vs_cpp_threads<N>=`` (over the games the C++ bot plays) and
 ``max_median_overshoot_ms=``; ``--csv`` also writes the per-game rows.
 """
@@ -67,7 +71,9 @@ _PYTHON_ITERATIONS = flags.DEFINE_integer(
 _REPEATS = flags.DEFINE_integer("repeats", 5, "Timed searches per bot and game.", lower_bound=1)
 _MOVE_TIME = flags.DEFINE_float("move_time", 0.1, "Seconds per move for the iteration counts.",
                                 lower_bound=0.001)
-_SELECTOR = flags.DEFINE_string("selector", "rm", "Our selector.")
+_SELECTOR = flags.DEFINE_string(
+    "selector", None, "Our selector (default: the bot's own, per game: UCB on markov_soccer, "
+    "RM elsewhere; bots/smmcts_bot.py GAME_DEFAULTS).")
 _ENGINE = flags.DEFINE_enum("engine", "auto", ["auto", "generic"],
                             "SMMCTSBot's engine: auto (the kernel engine where a kernel covers "
                             "the game) or generic (the generic path on every game).")
@@ -259,6 +265,21 @@ def per_move_lines(game_string: str, r: dict[str, float], baseline: str) -> str:
     return lines
 
 
+def per_move_kept(game, state, threads: int) -> float:
+    """Median root iterations of ``--move_time`` moves from ``state`` of one SMMCTSBot kept
+    from move to move (its tree cleared before each, its arrays and threads kept), each
+    after a pause as long as the move."""
+    bot, step = ours(game, state, 0, time_limit=_MOVE_TIME.value, threads=threads)
+    step()  # the arrays sized for a move
+    counts = []
+    for _ in range(_REPEATS.value):
+        bot.search.reset()
+        time.sleep(_MOVE_TIME.value)  # the opponent's turn
+        step()
+        counts.append(bot.search.last_iterations)
+    return statistics.median(counts)
+
+
 def all_games_row(game_string: str, thread_counts: list[int]) -> dict:
     """One game of --all_games: rates, ratios and overshoots (see the module docstring)."""
     game = load(game_string)
@@ -284,6 +305,11 @@ def all_games_row(game_string: str, thread_counts: list[int]) -> dict:
             measured["baseline"].append(n / timed(python(turn_based, tb_state, seed, n)))
         else:
             measured["baseline"].append(np.nan)
+    moves = {f"threads{k}": per_move_kept(game, state, k) for k in usable}
+    if baseline == "cpp":
+        moves["baseline"] = statistics.median(
+            cpp(turn_based, tb_state, seed, 10**9, _MOVE_TIME.value)[1]().explore_count
+            for seed in range(_REPEATS.value))
     row = {"game": game_string, "engine": engine,
            "baseline": {"cpp": "C++ MCTSBot", "python": "Python MCTSBot"}.get(
                baseline, "none (OpenSpiel's MCTSBots refuse it)"),
@@ -293,7 +319,8 @@ def all_games_row(game_string: str, thread_counts: list[int]) -> dict:
         if threads not in usable:
             row.update({f"{key}_rate": np.nan, f"{key}_ratio": np.nan,
                         f"{key}_overshoot_median_ms": np.nan,
-                        f"{key}_overshoot_worst_ms": np.nan})
+                        f"{key}_overshoot_worst_ms": np.nan, f"{key}_per_move": np.nan,
+                        f"{key}_per_move_ratio": np.nan})
             continue
         over = overshoot(game_string, threads, _OVERSHOOT_MOVES.value)
         row.update({
@@ -302,7 +329,11 @@ def all_games_row(game_string: str, thread_counts: list[int]) -> dict:
                 a / b for a, b in zip(measured[key], measured["baseline"]))
             if baseline else np.nan,
             f"{key}_overshoot_median_ms": statistics.median(over) if over else np.nan,
-            f"{key}_overshoot_worst_ms": max(over) if over else np.nan})
+            f"{key}_overshoot_worst_ms": max(over) if over else np.nan,
+            f"{key}_per_move": moves[key],
+            f"{key}_per_move_ratio": moves[key] / moves["baseline"]
+            if "baseline" in moves else np.nan})
+    row["baseline_per_move"] = moves.get("baseline", np.nan)
     row["cpp_refuses"] = refused or ""
     return row
 
@@ -310,7 +341,9 @@ def all_games_row(game_string: str, thread_counts: list[int]) -> dict:
 def all_games_main(thread_counts: list[int]) -> None:
     games = [g for g in ALL_GAMES if _ONLY.value is None or re.search(_ONLY.value, g)]
     print(f"{_REPEATS.value} repeats of {_ITERATIONS.value:,} iterations (Python MCTSBot "
-          f"baseline: {_PYTHON_ITERATIONS.value:,}); selector {_SELECTOR.value}; threads "
+          f"baseline: {_PYTHON_ITERATIONS.value:,}); selector "
+          f"{_SELECTOR.value or 'per-game default'}; "
+          f"{_MOVE_TIME.value} s per move for the kept bot's per-move counts; threads "
           f"{thread_counts}; overshoot at {_OVERSHOOT_TIME.value} s per move, "
           f"{_OVERSHOOT_GAMES.value} self-play games of at most {_OVERSHOOT_MOVES.value} moves")
     rows = []
@@ -320,6 +353,8 @@ def all_games_main(thread_counts: list[int]) -> None:
         parts = [f"{game_string} [{row['engine']} engine] {row['baseline']}"
                  + ("" if np.isnan(row["baseline_rate"]) else
                     f" {row['baseline_rate']:,.0f}/s")
+                 + ("" if np.isnan(row["baseline_per_move"]) else
+                    f", {row['baseline_per_move']:,.0f} per {_MOVE_TIME.value} s move")
                  + (f" (the C++ bot refuses it: {row['cpp_refuses']})"
                     if row["cpp_refuses"] else "")]
         for threads in thread_counts:
@@ -328,7 +363,9 @@ def all_games_main(thread_counts: list[int]) -> None:
                 parts.append(f"threads={threads}: refused ({row['engine']} engine)")
                 continue
             parts.append(f"threads={threads}: {row[f'{key}_rate']:,.0f}/s, ratio "
-                         f"{row[f'{key}_ratio']:.2f}, overshoot median "
+                         f"{row[f'{key}_ratio']:.2f}; per {_MOVE_TIME.value} s move of a kept "
+                         f"bot {row[f'{key}_per_move']:,.0f}, ratio "
+                         f"{row[f'{key}_per_move_ratio']:.2f}; overshoot median "
                          f"{row[f'{key}_overshoot_median_ms']:.1f} ms, worst "
                          f"{row[f'{key}_overshoot_worst_ms']:.1f} ms")
         print("\n  ".join(parts), flush=True)
@@ -341,6 +378,9 @@ def all_games_main(thread_counts: list[int]) -> None:
         ratios = [r[f"threads{threads}_ratio"] for r in rows
                   if r["baseline"] == "C++ MCTSBot" and not np.isnan(r[f"threads{threads}_ratio"])]
         print(f"min_ratio_vs_cpp_threads{threads}={min(ratios, default=np.nan):.2f}")
+        per_move = [r[f"threads{threads}_per_move_ratio"] for r in rows
+                    if not np.isnan(r[f"threads{threads}_per_move_ratio"])]
+        print(f"min_per_move_ratio_vs_cpp_threads{threads}={min(per_move, default=np.nan):.2f}")
     medians = [r[f"threads{k}_overshoot_median_ms"] for r in rows for k in thread_counts]
     print(f"max_median_overshoot_ms={np.nanmax(medians) if medians else np.nan:.2f}")
 
@@ -356,7 +396,8 @@ def main(argv):
         all_games_main(thread_counts)
         return
     print(f"{_REPEATS.value} repeats; budgets: {_ITERATIONS.value} (ours vs C++), "
-          f"{_PYTHON_ITERATIONS.value} (Python MCTSBot); selector {_SELECTOR.value}; "
+          f"{_PYTHON_ITERATIONS.value} (Python MCTSBot); selector "
+          f"{_SELECTOR.value or 'per-game default'}; "
           f"{'CPU' if _CPU_TIME.value else 'wall'} time; per-move counts at "
           f"{_MOVE_TIME.value} s")
     cpp_ratios = []

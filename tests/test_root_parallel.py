@@ -9,6 +9,7 @@ import pytest
 from smmcts_spiel.bot_specs import make_bot
 from smmcts_spiel.bots import SMMCTSBot
 from smmcts_spiel.search import root_parallel
+from smmcts_spiel.search.array_engine import ArraySMMCTS
 from smmcts_spiel.search.root_parallel import check_threads, split_budget
 from smmcts_spiel.search.smmcts import final_probabilities
 
@@ -123,19 +124,52 @@ def test_threads_need_the_kernel_engine():
 @needs_two_cores
 @pytest.mark.skipif(root_parallel._current_core() is None, reason="sched_getcpu unavailable")
 def test_tree_threads_are_bound_to_other_cores_than_the_caller():
-    """Waking a tree's thread on the caller's core would make the trees take turns."""
+    """Waking a tree's thread on the caller's core would make the trees take turns; binding
+    it in a move would move it there in the move: it is bound when the bot is built, and
+    rebound in a move only if the caller now runs on its core."""
     cores = sorted(os.sched_getaffinity(0))
     bot = SMMCTSBot(pyspiel.load_game(OSHI), 0, iterations=200, seed=0, threads=2)
-    bot.step(pyspiel.load_game(OSHI).new_initial_state())
     thread_id = bot.search._threads[0].native_id
-    bound = os.sched_getaffinity(thread_id)
+    bound = os.sched_getaffinity(thread_id)  # before any move
     assert len(bound) == 1 and bound <= set(cores)
-    # Placing from a known core: the thread goes to another one; with that core alone, there.
-    os.sched_setaffinity(0, {cores[0]})
+    (core,) = bound
+    other = next(c for c in cores if c != core)
+    state = pyspiel.load_game(OSHI).new_initial_state()
     try:
+        os.sched_setaffinity(0, {other})  # the caller on another core
+        bot.step(state)
+        assert os.sched_getaffinity(thread_id) == {core}  # not moved
+        os.sched_setaffinity(0, {core})  # the caller moves to the thread's core
+        bot.step(state)
+        assert os.sched_getaffinity(thread_id) == {other} and bot.search._threads[0].core == other
+        # Placing from a known core: the thread goes to another one; with that core alone, there.
         root_parallel.place_threads([thread_id], cores)
-        assert os.sched_getaffinity(thread_id) == {cores[1]}
-        root_parallel.place_threads([thread_id], cores[:1])
-        assert os.sched_getaffinity(thread_id) == {cores[0]}
+        assert os.sched_getaffinity(thread_id) == {other}
+        root_parallel.place_threads([thread_id], [core])
+        assert os.sched_getaffinity(thread_id) == {core}
     finally:
         os.sched_setaffinity(0, set(cores))
+
+
+@needs_two_cores
+def test_threads_start_at_once_after_a_tree_without_an_entry_count(monkeypatch):
+    """A first tree that is not the kernel engine's counts no entries into compiled
+    iterations (``KernelSMMCTS.entered``): the other trees' threads take a posted task at
+    once rather than poll for an entry that never comes (as long as they poll: here for
+    minutes)."""
+    monkeypatch.setattr(root_parallel, "IDLE_SPINS", 1 << 40)
+    game = pyspiel.load_game(GOOF5)
+    searches = [ArraySMMCTS(game, seed=k) for k in range(2)]
+    assert not hasattr(searches[0], "entered")
+    search = root_parallel.RootParallelSearch(searches)
+    thread = search._threads[0]
+    try:
+        ran = threading.Event()
+        task = root_parallel._Task(ran.set)
+        thread.start(task)  # the caller enters no compiled search
+        assert ran.wait(60)
+        task.wait(0.0)
+        search.run(game.new_initial_state(), iterations=201)
+        assert [t.last_iterations for t in searches] == [101, 100]
+    finally:
+        thread._stop(thread._inbox, thread._posted)  # no thread left polling for minutes

@@ -155,15 +155,31 @@ def place_threads(thread_ids: Sequence[int], cores: Sequence[int]) -> None:
     """Bind each thread to one of ``cores`` other than the calling thread's current core,
     a different one each while they last (so that waking them does not put them behind
     the caller); nothing where the system cannot say or do it."""
+    for thread_id, core in zip(thread_ids, cores_for(len(thread_ids), cores)):
+        _bind(thread_id, core)
+
+
+def cores_for(threads: int, cores: Sequence[int], taken: Sequence[int] = ()) -> list:
+    """A core for each of ``threads`` threads: of ``cores``, not the calling thread's
+    current one, those not ``taken`` first, a different one each while they last (all
+    None where the system cannot say which core the caller runs on)."""
     here = _current_core()
     if here is None or not hasattr(os, "sched_setaffinity"):
-        return
+        return [None] * threads
     others = [c for c in cores if c != here] or list(cores)
-    for k, thread_id in enumerate(thread_ids):
-        try:
-            os.sched_setaffinity(thread_id, {others[k % len(others)]})
-        except OSError:  # e.g. the core was taken from this process since
-            pass
+    free = [c for c in others if c not in taken] or others
+    return [free[k % len(free)] for k in range(threads)]
+
+
+def _bind(thread_id: int, core: int | None) -> bool:
+    """Bind a thread (native id, 0: the calling one) to ``core``; whether it is bound."""
+    if core is None:
+        return False
+    try:
+        os.sched_setaffinity(thread_id, {core})
+    except OSError:  # e.g. the core was taken from this process since
+        return False
+    return True
 
 
 @numba.extending.intrinsic
@@ -188,19 +204,26 @@ def _spin_until(counter, above, spins):
 
 
 @numba.njit(nogil=True, cache=True)
-def _await_task(posted, taken, entered, spins):
+def _await_task(posted, taken, entered, moves, spins):
     """A tree's thread waits, without the interpreter lock, for a task (``posted[0] >
     taken``) and then for the caller to be in its own compiled search (``entered[0] >=
     posted[1]``), which releases the lock the thread is about to take (a thread that has
     to wait for the lock sleeps, and is woken as slowly as below); at most ``spins`` polls
-    each. Whether a task came. Sets ``posted[2]`` on entry (the thread is polling)."""
+    each. It stops polling early when another search of the process starts a move
+    (``moves[0]`` changes without a task of its own), whose cores it would take. Whether a
+    task came. Sets ``posted[2]`` on entry (the thread is polling)."""
     posted[2] = 1
+    seen: int = _acquire_load(moves, 0)  # type: ignore[call-arg]
     for _ in range(spins):
-        if _acquire_load(posted, 0) > taken:  # type: ignore[call-arg]
-            for _ in range(spins):
-                if _acquire_load(entered, 0) >= _acquire_load(posted, 1):
-                    break
-            return True
+        if _acquire_load(posted, 0) <= taken:
+            if _acquire_load(moves, 0) == seen:
+                continue
+            if _acquire_load(posted, 0) <= taken:
+                return False  # another search's move: sleep until a task comes
+        for _ in range(spins):
+            if _acquire_load(entered, 0) >= _acquire_load(posted, 1):
+                break
+        return True
     return False
 
 
@@ -252,15 +275,21 @@ class _Task:
         self.finished.acquire()
 
 
+#: Moves started by every root-parallel search of the process (idle tree threads stop
+#: polling when another search's move starts, ``_await_task``).
+_MOVES = np.zeros(1, np.int64)
+
+
 def _serve(inbox: queue.SimpleQueue, posted: np.ndarray, entered: np.ndarray,
-           ready: queue.SimpleQueue) -> None:
-    """A tree's thread: runs the tasks it is given until it gets None, polling for the
-    next one (``IDLE_SPINS``) before it sleeps. It holds no reference to the search, so a
-    dropped bot is freed (and its thread ends)."""
-    ready.put(threading.get_native_id())
+           core: int | None, ready: queue.SimpleQueue) -> None:
+    """A tree's thread: binds itself to ``core``, then runs the tasks it is given until it
+    gets None, polling for the next one (``IDLE_SPINS``) before it sleeps. It holds no
+    reference to the search, so a dropped bot is freed (and its thread ends)."""
+    bound = _bind(0, core)
+    ready.put((threading.get_native_id(), bound))
     taken = 0
     while True:
-        _await_task(posted, taken, entered, IDLE_SPINS)
+        _await_task(posted, taken, entered, _MOVES, IDLE_SPINS)
         task = inbox.get()
         if task is None:
             return
@@ -272,24 +301,34 @@ def _serve(inbox: queue.SimpleQueue, posted: np.ndarray, entered: np.ndarray,
 
 
 class _TreeThread:
-    """A thread of its own for one tree, started now: starting one waits until the new
-    thread runs, which on a busy machine took tens to hundreds of milliseconds (25 Nov
-    2026), time a move would lose.
+    """A thread of its own for one tree, started and bound to ``core`` now (None: where
+    the system puts it), polling for its first task when this returns.
+
+    Started now: starting a thread waits until the new thread runs, which on a busy
+    machine took tens to hundreds of milliseconds (25 Nov 2026), time a move would lose.
+    Bound now, by the thread itself before it polls: binding it in a move moved a polling
+    thread to the other core in the move, where it waited for the core's running task's
+    time slice to end (milliseconds: the first tree's search of a fresh bot began up to
+    3.5 ms late, 26 Nov 2026).
 
     ``entered``: the calling thread's tree's count of calls into its compiled iterations
-    (``KernelSMMCTS.entered``); a posted task starts once that count has gone up.
+    (``KernelSMMCTS.entered``); a posted task starts once that count has gone up. None:
+    the calling thread's tree has no such count (a search that is not compiled); a posted
+    task starts at once.
     """
 
-    def __init__(self, entered: np.ndarray):
+    def __init__(self, entered: np.ndarray | None, core: int | None = None):
         self._inbox: queue.SimpleQueue = queue.SimpleQueue()
         self._entered = entered
-        # tasks posted so far, and the count of ``entered`` at which the caller searches
-        # and whether the thread has polled for tasks yet
+        # tasks posted so far, the count of ``entered`` at which the caller searches, and
+        # whether the thread has polled for tasks yet
         self._posted = np.zeros(3, np.int64)
         ready: queue.SimpleQueue = queue.SimpleQueue()
-        threading.Thread(target=_serve, args=(self._inbox, self._posted, entered, ready),
+        counter = np.zeros(1, np.int64) if entered is None else entered
+        threading.Thread(target=_serve, args=(self._inbox, self._posted, counter, core, ready),
                          name="smmcts-tree", daemon=True).start()
-        self.native_id: int = ready.get()
+        self.native_id, bound = ready.get()
+        self.core: int | None = core if bound else None
         weakref.finalize(self, self._stop, self._inbox, self._posted)
         # Until the thread polls, without the interpreter lock (it needs the lock to get
         # there: a thread left waiting for it sleeps, and a first move would wait for it).
@@ -299,8 +338,12 @@ class _TreeThread:
 
     def start(self, task: _Task) -> None:
         self._inbox.put(task)
-        self._posted[1] = self._entered[0] + 1
+        self._posted[1] = 0 if self._entered is None else self._entered[0] + 1
         self._posted[0] += 1
+
+    def bind(self, core: int | None) -> None:
+        """Bind the thread to ``core`` (from the calling thread)."""
+        self.core = core if _bind(self.native_id, core) else None
 
     @staticmethod
     def _stop(inbox: queue.SimpleQueue, posted: np.ndarray) -> None:
@@ -331,11 +374,13 @@ class RootParallelSearch:
         self.exploration = first.exploration
         self.threshold = first.threshold
         self.last_iterations = 0
-        # One thread of its own per tree after the first (which the caller searches).
-        entered = getattr(first, "entered", np.zeros(1, np.int64))
-        self._threads = [_TreeThread(entered) for _ in self.searches[1:]]
-        self._placement: tuple | None = None  # (caller's core, cores, threads) last placed
         _spin_until(np.ones(1, np.int64), 0, 1)  # load the compiled code now, not in a move
+        # One thread of its own per tree after the first (which the caller searches), each
+        # bound to another core than the caller's now.
+        entered = getattr(first, "entered", None)
+        self._cores = sorted(os.sched_getaffinity(0))
+        self._threads = [_TreeThread(entered, core)
+                         for core in cores_for(len(self.searches) - 1, self._cores)]
 
     @property
     def root(self) -> MergedNode | None:
@@ -363,6 +408,7 @@ class RootParallelSearch:
         tasks = [_Task(search) for search in runs[1:]]
         for thread, task in zip(threads, tasks):
             thread.start(task)
+        _MOVES[0] += 1  # after the posts: this search's own threads keep polling
         try:
             runs[0]()
         except BaseException:
@@ -382,13 +428,17 @@ class RootParallelSearch:
         return self._searched_root()
 
     def _place(self, threads: Sequence[_TreeThread]) -> None:
-        """Bind the trees' threads to other cores than the caller's (``place_threads``),
-        unless they are bound so already."""
-        placement = (_current_core(), tuple(sorted(os.sched_getaffinity(0))),
-                     tuple(t.native_id for t in threads))
-        if placement != self._placement:
-            place_threads(placement[2], placement[1])
-            self._placement = placement
+        """Rebind the trees' threads that are bound to the caller's current core (or not
+        bound) to other cores of the process's when the search was built, which the others
+        do not take while there are enough (``cores_for``); the others stay where they are
+        (moving a thread in a move delays it)."""
+        here = _current_core()
+        moved = [t for t in threads if t.core is None or t.core == here]
+        if here is None or not moved:
+            return
+        kept = [t.core for t in threads if t not in moved and t.core is not None]
+        for thread, core in zip(moved, cores_for(len(moved), self._cores, kept)):
+            thread.bind(core)
 
     def set_root(self, state: pyspiel.State) -> MergedNode:
         for search in self.searches:
