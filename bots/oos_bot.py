@@ -28,21 +28,23 @@ class OOSBot(InformationSearchBot):
       iterations: OOS iterations per move (None: by time_limit alone).
       time_limit: seconds per move (finding the information set included); the search
         stops at whichever budget runs out first.
-      preset: where the settings below come from when not given:
-        ``"default"`` (ours, chosen by measurement) or ``"paper"`` (Lisy, Lanctot, Bowling,
-        AAMAS 2015 and GTLibrary, every setting cited in
-        :data:`smmcts_spiel.imperfect.oos.PRESETS`).
+      preset: where the settings below (delta to threshold) come from when not given:
+        ``"default"`` (ours, chosen by measurement: delta 0.5, epsilon 0.4, gamma 0.01, w_T,
+        plays its average strategy thresholded at 0.3) or ``"paper"`` (Lisy, Lanctot,
+        Bowling, AAMAS 2015 and GTLibrary: delta 0.9, plays its current strategy as it is;
+        every setting cited in :data:`smmcts_spiel.imperfect.oos.PRESETS`).
       delta: probability that an iteration targets the current information set.
       epsilon: the update player's exploration.
       seed: seeds the search and the move sampling.
       gamma: exploration mixed into regret matching (the paper's 0.01).
       weighting: weigh each move's updates by the paper's w_T.
-      final_strategy: "average" (the strategy that converges) or "current" (the
-        regret-matching strategy at the information set, as the paper's code plays).
+      final_strategy: "average" (the strategy that converges; the default preset's) or
+        "current" (the regret-matching strategy at the information set, as the paper's code
+        plays).
       threshold: play only the actions the final strategy gives at least this probability
         (thresholding, Ganzfried & Sandholm 2012; the most likely action always stays),
-        renormalised. ``policy()`` still exports the unthresholded strategy, the one that
-        converges. Default 0 (play the final strategy as it is).
+        renormalised (0: play the final strategy as it is). ``policy()`` still exports the
+        unthresholded average strategy, the one that converges.
       engine: "kernel" runs whole iterations compiled on the game's information kernel
         (:mod:`smmcts_spiel.games.kernels.information`: kuhn_poker, leduc_poker,
         goofspiel(imp_info=True) up to 8 cards, phantom_ttt), "generic" searches pyspiel
@@ -54,11 +56,12 @@ class OOSBot(InformationSearchBot):
                  time_limit: float | None = None, delta: float | None = None,
                  epsilon: float | None = None, seed: int | None = None, engine: str = "auto",
                  gamma: float | None = None, final_strategy: str | None = None,
-                 threshold: float = 0.0, weighting: bool | None = None,
+                 threshold: float | None = None, weighting: bool | None = None,
                  preset: str = "default"):
-        super().__init__(game, player_id, iterations, time_limit, seed, threshold)
         settings = preset_settings(preset, delta=delta, epsilon=epsilon, gamma=gamma,
-                                   weighting=weighting, final_strategy=final_strategy)
+                                   weighting=weighting, final_strategy=final_strategy,
+                                   threshold=threshold)
+        super().__init__(game, player_id, iterations, time_limit, seed, settings.pop("threshold"))
         self.preset = preset
         self.final_strategy = check_final_strategy(settings.pop("final_strategy"))
         self._search = outcome_sampling(game, seed=self._rng.getrandbits(63), engine=engine,

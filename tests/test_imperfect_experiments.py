@@ -75,6 +75,21 @@ def test_stitching_passes_the_memory_of_earlier_moves_down():
     assert iterations["1"] == 0 and iterations["1pb"] == 50
 
 
+def test_online_oos_scores_the_thresholded_strategy_the_default_bot_plays():
+    # Same seed, same search: "oos" (the default preset) plays what "oos_average" plays
+    # without the actions below 0.3, renormalised, as OOSBot does.
+    state = pyspiel.load_game("kuhn_poker").new_initial_state()
+    for action in (0, 2):
+        state.apply_action(action)
+    played = {}
+    for method in ("oos", "oos_average"):
+        searcher = imperfect.OnlineSearcher("kuhn_poker", method, 2000, None, seed=5)
+        played[method] = dict(searcher.search(searcher.fresh(), state, key_seed=1))
+    kept = {a: p if p >= 0.3 else 0.0 for a, p in played["oos_average"].items()}
+    assert min(played["oos_average"].values()) < 0.3  # the threshold removes an action
+    assert played["oos"] == pytest.approx({a: p / sum(kept.values()) for a, p in kept.items()})
+
+
 def test_online_oos_on_goofspiel_searches_the_turn_based_game():
     game = imperfect.scored_game("goofspiel(num_cards=3,imp_info=True)")
     assert game.get_type().dynamics == pyspiel.GameType.Dynamics.SEQUENTIAL

@@ -177,7 +177,7 @@ def test_a_thresholded_bot_plays_only_its_likely_actions_and_exports_what_conver
     state = KUHN.new_initial_state()
     for action in (0, 2):  # player 0 holds the jack
         state.apply_action(action)
-    plain = OOSBot(KUHN, 0, iterations=40, seed=5)
+    plain = OOSBot(KUHN, 0, iterations=40, seed=5, threshold=0.0)
     cut = OOSBot(KUHN, 0, iterations=40, seed=5, threshold=0.5)
     (a_plain, p_plain), (a_cut, p_cut) = (zip(*bot.step_with_policy(state)[0])
                                           for bot in (plain, cut))
@@ -233,9 +233,19 @@ def test_paper_preset_takes_the_paper_s_settings_and_arguments_override_them():
     bot = OOSBot(GOOFSPIEL4, 0, iterations=5, preset="paper")
     search = bot.search
     assert (search.delta, search.epsilon, search.gamma, search.weighting,
-            bot.final_strategy) == (0.9, 0.4, 0.01, True, "current")
+            bot.final_strategy, bot.threshold) == (0.9, 0.4, 0.01, True, "current", 0.0)
     bot = OOSBot(GOOFSPIEL4, 0, iterations=5, preset="paper", epsilon=0.6, weighting=False)
     assert (bot.search.epsilon, bot.search.weighting, bot.search.gamma) == (0.6, False, 0.01)
+
+
+def test_default_preset_plays_its_average_strategy_thresholded_and_arguments_override_it():
+    # The defaults chosen by the pre-registered matches P9 and P10: the paper's search with
+    # delta 0.5, playing the average strategy without the actions below 0.3.
+    bot = OOSBot(GOOFSPIEL4, 0, iterations=5)
+    assert (bot.search.delta, bot.search.epsilon, bot.search.gamma, bot.search.weighting,
+            bot.final_strategy, bot.threshold) == (0.5, 0.4, 0.01, True, "average", 0.3)
+    bot = OOSBot(GOOFSPIEL4, 0, iterations=5, final_strategy="current", threshold=0.0)
+    assert (bot.final_strategy, bot.threshold) == ("current", 0.0)
 
 
 def test_w_t_is_one_over_the_average_strategies_reach_and_scales_every_update():

@@ -43,6 +43,7 @@ from smmcts_spiel.games.kernels.information import information_kernel_for
 from smmcts_spiel.imperfect import information_sets, oos
 from smmcts_spiel.imperfect.is_smmcts_kernel import information_set_smmcts
 from smmcts_spiel.imperfect.oos_kernel import outcome_sampling
+from smmcts_spiel.search.smmcts import thresholded
 
 ROOT_METHODS = ("oos_root", "os_mccfr")
 #: Online methods and their parameters (OOS: the bot's default preset, the paper's, then
@@ -50,7 +51,7 @@ ROOT_METHODS = ("oos_root", "os_mccfr")
 #: current strategy, less targeting). ``online_point(..., params=...)`` overrides them.
 ONLINE_METHODS: dict[str, dict[str, Any]] = {
     "oos": oos.preset_settings("default"),
-    "oos_average": oos.preset_settings("default", final_strategy="average"),
+    "oos_average": oos.preset_settings("default", final_strategy="average", threshold=0.0),
     "oos_paper": oos.preset_settings("paper"),
     "oos_gamma": dict(delta=0.9, epsilon=0.6, gamma=0.01, weighting=False,
                       final_strategy="average"),
@@ -194,7 +195,7 @@ class OnlineSearcher:
                 self.time_limit - (time.perf_counter() - start), 1e-9)
             self.search_iterations += memory.run(self.iterations, left)
             actions, probs = memory.strategy(state, player, self.params["final_strategy"])
-            policy = list(zip(actions, probs))
+            policy = list(zip(actions, thresholded(probs, self.params.get("threshold", 0.0))))
         elif self.method.startswith("is_smmcts"):
             memory.reseed(key_seed)
             worlds = memory.worlds(state, player)

@@ -64,8 +64,9 @@ def make_bot(name: str, game: pyspiel.Game, player_id: int, time_limit: float,
              seed: int) -> pyspiel.Bot:
     """A fresh, seeded bot ``name`` (one of :data:`BOT_NAMES`) with ``time_limit`` s/move."""
     if name in ("oos", "oos_paper", "oos_threshold"):
-        # oos_threshold: the default final-move threshold of SMMCTSBot (issue 12).
-        threshold = DEFAULT_THRESHOLD if name == "oos_threshold" else 0.0
+        # oos_threshold: the default final-move threshold of SMMCTSBot (issue 12); the
+        # others the threshold of their preset.
+        threshold = DEFAULT_THRESHOLD if name == "oos_threshold" else None
         return OOSBot(game, player_id, iterations=None, time_limit=time_limit, seed=seed,
                       threshold=threshold, preset="paper" if name == "oos_paper" else "default")
     if name in ("is_smmcts_rm", "is_smmcts_exp3"):
