@@ -37,6 +37,7 @@ import collections
 import functools
 import math
 import multiprocessing as mp
+import multiprocessing.connection
 import os
 import queue
 import time
@@ -241,13 +242,23 @@ class _Gradients:
         self.config, self.reservoir, self.stream = config, reservoir, stream
         self.computed = 0  # messages so far: with the stream, the dropout masks' step
         q_loss, avg_loss = _losses(acting.q_net, acting.avg_net)
-        self._q_grad, self._avg_grad = jax.jit(jax.grad(q_loss)), jax.jit(jax.grad(avg_loss))
+
+        def with_key(grad, which: int):
+            """The gradient with the dropout key of message ``step`` drawn in the same
+            jitted call (drawn eagerly, its four JAX operations cost 11% of a Ray
+            actor-learner's time, py-spy)."""
+            def call(params, step, *args):
+                return grad(params, networks.dropout_keys(config.seed, step, 2)[which], *args)
+            return jax.jit(call)
+
+        self._q_grad = with_key(jax.grad(q_loss), 0)
+        self._avg_grad = with_key(jax.grad(avg_loss), 1)
 
     def __call__(self, params: tuple, transitions: tuple, supervised: tuple) -> tuple:
         """(Q gradients or None, average gradients or None, actions) of one message."""
         q_params, target_params, avg_params = params
         cfg = self.config
-        keys = networks.dropout_keys(cfg.seed, np.uint32(self.stream + self.computed), 2)
+        step = np.uint32(self.stream + self.computed)
         self.computed += 1
         q_grads = avg_grads = None
         actions = len(transitions[0]) if transitions else 0
@@ -258,11 +269,11 @@ class _Gradients:
                                                 1 if k == _DONE else 0, f.dtype)])
                      for k, f in enumerate(transitions)]
             weight = (np.arange(size) < actions).astype(np.float32)
-            q_grads = _to_numpy(self._q_grad(q_params, keys[0], target_params, *batch, weight))
+            q_grads = _to_numpy(self._q_grad(q_params, step, target_params, *batch, weight))
         if supervised:
             self.reservoir.add_batch(supervised)
         if len(self.reservoir) >= cfg.min_buffer_size_to_learn:
-            avg_grads = _to_numpy(self._avg_grad(avg_params, keys[1],
+            avg_grads = _to_numpy(self._avg_grad(avg_params, step,
                                                  *self.reservoir.sample(cfg.batch_size)))
         return q_grads, avg_grads, actions
 
@@ -322,14 +333,21 @@ class _Worker:
         return [self.work(params if k == 0 else None) for k in range(count)]
 
 
-def _actor_main(config: ANFSPConfig, actor: int, episodes: int, params_queue, out_queue,
+def _actor_main(config: ANFSPConfig, actor: int, episodes: int, params_queue, messages,
                 running, stop):
-    """An actor process: a :class:`_Worker` sending messages while ``running`` is set,
-    always with the newest parameters it was sent. ``episodes``: how many it played before
-    (its exploration rate's decay continues from there after a checkpoint)."""
+    """An actor process: a :class:`_Worker` sending messages down its own pipe
+    (``messages``) while ``running`` is set, always with the newest parameters it was sent.
+    ``episodes``: how many it played before (its exploration rate's decay continues from
+    there after a checkpoint).
+
+    The actor writes its messages itself, to a pipe of its own: through one bounded
+    ``multiprocessing.Queue`` for all actors, each message went through a feeder thread
+    that waited for the actors' shared write lock, and the playing thread blocked on the
+    shared bound (py-spy: ``docs/mc_nfsp.md``). A full pipe (the learner behind) makes the
+    actor wait."""
     worker = _Worker(config, actor, episodes)
     worker.set_params(params_queue.get())
-    out_queue.put(None)  # ready
+    messages.send(None)  # ready
     while not stop.is_set():
         if not running.wait(timeout=0.2):
             continue
@@ -339,14 +357,10 @@ def _actor_main(config: ANFSPConfig, actor: int, episodes: int, params_queue, ou
                 newest = params_queue.get_nowait()
         except queue.Empty:
             pass
-        message = worker.work(newest)
-        while not stop.is_set():  # a bounded queue: wait while the learner catches up
-            try:
-                out_queue.put(message, timeout=0.2)
-                break
-            except queue.Full:
-                pass
-    out_queue.cancel_join_thread()  # exit even if the learner no longer reads
+        try:
+            messages.send(worker.work(newest))
+        except (BrokenPipeError, EOFError):  # the learner has gone
+            break
 
 
 #: Seconds the actors may take to start (spawn, imports, Ray) before ANFSP gives up.
@@ -354,31 +368,39 @@ _START_TIMEOUT = 300
 
 
 class _ProcessActors:
-    """Actors as local processes: parameters go down a queue per actor, messages up one
-    bounded queue (an actor waits rather than pile up stale experience)."""
+    """Actors as local processes: parameters go down a queue per actor, messages up a pipe
+    per actor (bounded by the pipe's buffer: an actor waits rather than pile up stale
+    experience)."""
 
     def __init__(self, config: ANFSPConfig, episodes: int, params: tuple):
         ctx = mp.get_context("spawn")  # jax is not fork-safe
-        self._out = ctx.Queue(maxsize=4 * config.num_actors)
         self._running, self._stop = ctx.Event(), ctx.Event()
         self._actors = []
+        self._pipes: list = []  # the learner's ends of the actors' message pipes
+        self._ready: collections.deque = collections.deque()  # pipes with a message waiting
         for k in range(config.num_actors):
             params_queue = ctx.Queue()
+            receiver, sender = ctx.Pipe(duplex=False)
             process = ctx.Process(target=_actor_main, daemon=True, args=(
-                config, k, episodes, params_queue, self._out, self._running, self._stop))
+                config, k, episodes, params_queue, sender, self._running, self._stop))
             process.start()
+            sender.close()  # the actor's end: the learner sees EOF if the actor dies
             params_queue.put(params)
             self._actors.append((process, params_queue))
-        ready, deadline = 0, time.perf_counter() + _START_TIMEOUT
-        while ready < config.num_actors:  # each actor says it is ready (imports done)
-            if time.perf_counter() > deadline or not all(p.is_alive() for p, _ in self._actors):
+            self._pipes.append(receiver)
+        starting, deadline = list(self._pipes), time.perf_counter() + _START_TIMEOUT
+        while starting:  # each actor says it is ready (imports done)
+            try:
+                if time.perf_counter() > deadline:
+                    raise EOFError
+                ready = multiprocessing.connection.wait(starting, 0.5)
+                for pipe in [p for p in starting if p in ready]:
+                    pipe.recv()  # None; EOFError if the actor died
+                    starting.remove(pipe)
+            except EOFError:
                 self.close()
                 raise RuntimeError(f"ANFSP's actor processes did not start within "
-                                   f"{_START_TIMEOUT} s (or one died)")
-            try:
-                ready += self._out.get(timeout=0.5) is None
-            except queue.Empty:
-                pass
+                                   f"{_START_TIMEOUT} s (or one died)") from None
 
     def resume(self) -> None:
         self._running.set()
@@ -387,11 +409,16 @@ class _ProcessActors:
         self._running.clear()
 
     def get(self, timeout: float):
-        """The next message, or None after ``timeout`` seconds."""
-        try:
-            return self._out.get(timeout=timeout)
-        except queue.Empty:
-            return None
+        """The next message (the actors' pipes in turn), or None after ``timeout`` seconds."""
+        if not self._ready:
+            self._ready.extend(multiprocessing.connection.wait(self._pipes, timeout))
+        while self._ready:
+            pipe = self._ready.popleft()
+            try:
+                return pipe.recv()
+            except EOFError:  # an actor died: stop reading its pipe
+                self._pipes.remove(pipe)
+        return None
 
     def send(self, actors, params: tuple) -> None:
         """Parameters for these actors (they take the newest before their next message)."""
@@ -403,7 +430,7 @@ class _ProcessActors:
         self._stop.set()
         deadline = time.perf_counter() + 10
         while any(p.is_alive() for p, _ in self._actors) and time.perf_counter() < deadline:
-            self.get(timeout=0.1)  # keep the pipe flowing so the actors can exit
+            self.get(timeout=0.1)  # keep the pipes flowing so the actors can exit
         for process, params_queue in self._actors:
             if process.is_alive():
                 process.terminate()
@@ -411,6 +438,9 @@ class _ProcessActors:
             # parameters nobody will read: do not wait at exit to flush them into a full pipe
             params_queue.cancel_join_thread()
             params_queue.close()
+        for pipe in self._pipes:
+            pipe.close()
+        self._pipes, self._ready = [], collections.deque()
 
 
 class _RayActors:
@@ -485,9 +515,12 @@ class _RayActors:
         return self._messages.popleft()
 
     def send(self, actors, params: tuple) -> None:
-        ref = self._ray.put(params)
+        # By value: Ray inlines arguments under 100 KB (the networks here) in the call;
+        # ray.put stored them in the object store, whose put cost the paper's design (new
+        # parameters after every message) 14% of the learner's time (py-spy), and each
+        # actor then fetched them from the store before the call could start.
         for k in actors:
-            self._params[k] = ref
+            self._params[k] = params
 
     def close(self) -> None:
         for actor in self._actors:
