@@ -142,11 +142,9 @@ def test_tree_threads_are_bound_to_other_cores_than_the_caller():
         os.sched_setaffinity(0, {core})  # the caller moves to the thread's core
         bot.step(state)
         assert os.sched_getaffinity(thread_id) == {other} and bot.search._threads[0].core == other
-        # Placing from a known core: the thread goes to another one; with that core alone, there.
-        root_parallel.place_threads([thread_id], cores)
-        assert os.sched_getaffinity(thread_id) == {other}
-        root_parallel.place_threads([thread_id], [core])
-        assert os.sched_getaffinity(thread_id) == {core}
+        # Cores for threads, from a known core: another one; with that core alone, that one.
+        assert root_parallel.cores_for(1, cores) == [other]
+        assert root_parallel.cores_for(1, [core]) == [core]
     finally:
         os.sched_setaffinity(0, set(cores))
 

@@ -151,14 +151,6 @@ def _current_core() -> int | None:
     return None if core < 0 else core
 
 
-def place_threads(thread_ids: Sequence[int], cores: Sequence[int]) -> None:
-    """Bind each thread to one of ``cores`` other than the calling thread's current core,
-    a different one each while they last (so that waking them does not put them behind
-    the caller); nothing where the system cannot say or do it."""
-    for thread_id, core in zip(thread_ids, cores_for(len(thread_ids), cores)):
-        _bind(thread_id, core)
-
-
 def cores_for(threads: int, cores: Sequence[int], taken: Sequence[int] = ()) -> list:
     """A core for each of ``threads`` threads: of ``cores``, not the calling thread's
     current one, those not ``taken`` first, a different one each while they last (all
