@@ -141,6 +141,22 @@ def test_tree_arrays_are_private_to_a_forked_process():
     assert array[1, 5] == 7 and array[0, 1000] == 0 and not array[0].any()
 
 
+def test_objects_are_frozen_only_when_many_were_loaded(monkeypatch):
+    """A compiled engine freezes the objects alive once its code has loaded them; building
+    another search, which adds a few objects, does not run a full collection again."""
+    ta.gc.freeze()  # everything alive now is frozen
+    collections = []
+    monkeypatch.setattr(ta.gc, "collect", lambda *args: collections.append(args) or 0)
+    monkeypatch.setattr(ta.gc, "freeze", lambda: None)
+    few = [[k] for k in range(ta.FREEZE_ABOVE // 10)]
+    ta.freeze_loaded_objects()
+    assert not collections
+    many = [[k] for k in range(ta.FREEZE_ABOVE)]
+    ta.freeze_loaded_objects()
+    assert len(collections) == 1
+    del few, many
+
+
 def test_a_time_limited_search_is_whole_iterations():
     """The reference engine given the array engine's count grows the same tree."""
     game = pyspiel.load_game("tic_tac_toe")
