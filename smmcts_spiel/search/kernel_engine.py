@@ -357,6 +357,7 @@ class KernelSMMCTS(ArrayTreeSearch):
         self.evaluator = evaluator
         self._evaluator_code = kernels.EVALUATORS[evaluator]
         self.threads = threads
+        self._config[ta.SHARED] = float(threads > 1)
         rngs = ([np.random.default_rng(seed)] if threads == 1 else
                 [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(threads)])
         self._per_thread = [_ThreadArrays(kernel, rng) for rng in rngs]

@@ -59,9 +59,10 @@ STAT, COUNT, AVERAGE, PROB = range(4)
 NUM_NODES, POOL_USED, SLOTS_USED = range(3)
 # config (floats): the selectors' parameters; the map of u1 onto [0, 1] (``REWARD_LOW``,
 # ``INV_REWARD_RANGE``: see smmcts.reward_range); regret matching's units (``INV_SCALE``,
-# ``UTILITY_SUM``: see the docstring of smmcts).
-GAMMA, C, INV_SCALE, UTILITY_SUM, REWARD_LOW, INV_REWARD_RANGE = range(6)
-CONFIG_SIZE = 6
+# ``UTILITY_SUM``: see the docstring of smmcts); ``SHARED``: 1.0 where several threads
+# grow the tree (tree parallelism: visits, sums and counts are then added atomically).
+GAMMA, C, INV_SCALE, UTILITY_SUM, REWARD_LOW, INV_REWARD_RANGE, SHARED = range(7)
+CONFIG_SIZE = 7
 
 CHECK_EVERY = 0.002  # seconds between clock checks under a time limit
 BLOCK = 64  # joint actions per block of a wide node's children table (see block_count)
@@ -136,6 +137,16 @@ def _release_store(typingctx, array, index, value):
     return numba.types.none(array, numba.types.intp, numba.types.int64), codegen
 
 
+@numba.extending.intrinsic
+def _atomic_float_add(typingctx, array, index, value):
+    """``array[index] += value`` (float64) as one atomic step."""
+    def codegen(context, builder, signature, args):
+        builder.atomic_rmw("fadd", _element(context, builder, signature, args), args[2],
+                           "monotonic")
+        return context.get_dummy_value()
+    return numba.types.none(array, numba.types.intp, numba.types.float64), codegen
+
+
 # (mypy reads an intrinsic's typing context as an argument: hence these wrappers.)
 @inlined
 def atomic_add(array, index, value):
@@ -159,6 +170,18 @@ def acquire_load(array, index):
 def release_store(array, index, value):
     """``array[index] = value`` as a release store (see :func:`_release_store`)."""
     _release_store(array, index, value)  # type: ignore[call-arg]
+
+
+@inlined
+def add(array, index, value, config):
+    """``array[index] += value``, atomically where threads share the tree
+    (``config[SHARED]``): a thread descheduled between reading and writing a plain sum
+    would otherwise write back a value milliseconds old, erasing every update made
+    meanwhile (seen: a node's visits short by thousands on the loaded machine)."""
+    if config[SHARED] != 0.0:
+        _atomic_float_add(array, index, value)  # type: ignore[call-arg]
+    else:
+        array[index] += value
 
 
 @inlined
@@ -262,9 +285,11 @@ def probabilities(selector, stat, counts, gamma, c, out):
 def player_update(selector, action, reward, scaled, probs, stat, counts, average,
                   track_average, sibling_children, nodes_f, player, config):
     """One player's Update at a node: ``reward`` in [0, 1]; ``scaled``, the player's utility
-    in regret matching's units; ``sibling_children[a]`` is the child had it played a."""
+    in regret matching's units; ``sibling_children[a]`` is the child had it played a.
+    Where threads share the tree, the sums of one entry are added atomically (:func:`add`);
+    regret matching's whole-vector updates and the average's sums are not (lost updates)."""
     n = len(probs)
-    counts[action] += 1.0
+    add(counts, action, 1.0, config)
     if n == 1:
         return
     if track_average:
@@ -283,11 +308,11 @@ def player_update(selector, action, reward, scaled, probs, stat, counts, average
                 mean = utility_sum - mean
             stat[a] += (mean * inv_scale - scaled) if (a != action) & (child >= 0) else 0.0
     elif selector == 1:
-        stat[action] += reward / probs[action]
+        add(stat, action, reward / probs[action], config)
     elif selector == 3:
         bandit_regret_update(stat, action, reward, probs[action])
     else:
-        stat[action] += reward
+        add(stat, action, reward, config)
 
 
 @inlined
@@ -431,8 +456,8 @@ def back_up(depth, u, path_node, path_i, path_j, path_probs, mean_variant, selec
     sampling distributions at depth ``d`` (empty: in the nodes' ``PROB`` slots)."""
     for d in range(depth - 1, -1, -1):
         h = path_node[d]
-        nodes_f[X, h] += u
-        nodes_f[VISITS, h] += 1.0
+        add(nodes_f[X], h, u, config)
+        add(nodes_f[VISITS], h, 1.0, config)
         if nodes_i[KIND, h] == DECISION:
             n1 = nodes_i[N1, h]
             n2 = nodes_i[N2, h]
@@ -672,7 +697,7 @@ class ArrayTreeSearch(TreeSearch):
             minimum=8 * self._bytes((node_room + 1, pool_room, pool_room)))
         self._selector_code = SELECTOR_CODES[self.base_selector]
         self._config = np.array([self.gamma, self.c, self._inv_scale, self._utility_sum,
-                                 self._reward_low, self._inv_reward_range])
+                                 self._reward_low, self._inv_reward_range, 0.0])
         # The first arrays within max_memory too (a small limit gets small arrays).
         unit = self._bytes((1, 32, 8))
         initial_nodes = max(1, min(initial_nodes, max_memory // unit))
