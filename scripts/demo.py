@@ -4,8 +4,9 @@
   python scripts/demo.py --num_games=100 --results_dir=results/demo_100
 
 A round robin on Oshi-Zumo (coins 10, size 3, horizon 20; both players bid coins at once)
-between our SMMCTSBot, OpenSpiel's C++ MCTSBot (on the turn-based conversion, so the second
-mover's search sees the first mover's bid) and a uniform random bot, at an equal number of
+between our SMMCTSBot, OpenSpiel's C++ MCTSBot (searching the turn-based conversion from the
+start of each round, where the second mover's nodes follow the first mover's bid; in play
+neither seat sees the other's bid) and a uniform random bot, at an equal number of
 iterations per move, both seats alternating. Every bot and chance event is seeded, so two
 runs print the same table. Writes into --results_dir (the previous demo's files there are
 replaced): results.csv (one row per pair: games, wins, draws, losses, mean return of bot A

@@ -1,6 +1,7 @@
 """The array engine is the reference engine with its statistics in compiled arrays: from the
 same seed and evaluator it grows the same tree, node by node; and it finds what is known."""
 
+import os
 import time
 
 import numpy as np
@@ -123,6 +124,37 @@ def test_the_expansion_rule_picks_the_target_th_untried_joint_action(width):
         assert a == np.flatnonzero(pool[:width] < 0)[min(int(u * untried), untried - 1)]
         pool[a] = 0
         ta.count_child(pool, 0, width, a, False)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_tree_arrays_are_private_to_a_forked_process():
+    """A process forked from one holding a search (a fork pool of matches) writes into its
+    own copy of the tree's arrays, never into its parent's."""
+    array = ta.lazy_zeros((2, 1 << 16), np.int64)
+    array[1, 5] = 7
+    pid = os.fork()
+    if pid == 0:  # the child: write, then leave without running the parent's clean-up
+        array[1, 5] = -1
+        array[0, 1000] = 3
+        os._exit(0)
+    assert os.waitpid(pid, 0)[1] == 0
+    assert array[1, 5] == 7 and array[0, 1000] == 0 and not array[0].any()
+
+
+def test_objects_are_frozen_only_when_many_were_loaded(monkeypatch):
+    """A compiled engine freezes the objects alive once its code has loaded them; building
+    another search, which adds a few objects, does not run a full collection again."""
+    ta.gc.freeze()  # everything alive now is frozen
+    collections = []
+    monkeypatch.setattr(ta.gc, "collect", lambda *args: collections.append(args) or 0)
+    monkeypatch.setattr(ta.gc, "freeze", lambda: None)
+    few = [[k] for k in range(ta.FREEZE_ABOVE // 10)]
+    ta.freeze_loaded_objects()
+    assert not collections
+    many = [[k] for k in range(ta.FREEZE_ABOVE)]
+    ta.freeze_loaded_objects()
+    assert len(collections) == 1
+    del few, many
 
 
 def test_a_time_limited_search_is_whole_iterations():

@@ -363,6 +363,7 @@ class KernelSMMCTS(ArrayTreeSearch):
         self._per_thread = [_ThreadArrays(kernel, rng) for rng in rngs]
         self._actions = self._per_thread[0].actions
         self._root_state = self._per_thread[0].state.copy()
+        self._root_state_history: list[int] | None = None
         self.entered = self._per_thread[0].entered
         self._claimed = np.zeros(1, np.int64)  # iterations claimed in a run (_run)
         self._team = (root_parallel.ThreadTeam(threads - 1, self.entered) if threads > 1
@@ -382,13 +383,12 @@ class KernelSMMCTS(ArrayTreeSearch):
 
     def node_actions(self, index: int):
         """The pyspiel actions of an opened node (chance: its outcomes), or None."""
-        nodes_i = self.nodes_i
-        if nodes_i[CHILD, index] < 0:
+        fields = self.nodes_i[:, index].tolist()
+        if fields[CHILD] < 0:
             return None
-        n1, n2, a0 = (int(nodes_i[f, index]) for f in (N1, N2, ACTIONS))
-        pool = self.pool
-        return (tuple(int(a) for a in pool[a0:a0 + n1]),
-                tuple(int(a) for a in pool[a0 + n1:a0 + n1 + n2]))
+        n1, n2, a0 = fields[N1], fields[N2], fields[ACTIONS]
+        actions = self.pool[a0:a0 + n1 + n2].tolist()
+        return tuple(actions[:n1]), tuple(actions[n1:])
 
     def _new_tree(self, state: pyspiel.State) -> int:
         self._set_root_state(state.history())
@@ -400,16 +400,19 @@ class KernelSMMCTS(ArrayTreeSearch):
 
     def set_root(self, state: pyspiel.State) -> KernelNode:
         root = super().set_root(state)
-        self._set_root_state(self._root_history)
+        if self._root_state_history != self._root_history:  # a kept subtree's new root
+            self._set_root_state(self._root_history)
         return root
 
     def _set_root_state(self, history: list[int]) -> None:
+        self._root_state_history = None
         self._root_state[:] = self.kernel.initial_state()
         kernel = self.kernel
         if not self._compiled.replay(kernel.code, kernel.params, kernel.data,
                                      np.array(history, np.int64), self._root_state,
                                      self._actions):
             raise ValueError(f"history {history} does not fit the kernel of {self.game}")
+        self._root_state_history = list(history)  # the state _root_state holds
 
     def _iterate(self, root: int, iterations: int) -> int:
         self._claimed[0] = 0

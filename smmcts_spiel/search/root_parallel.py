@@ -104,14 +104,13 @@ class MergedNode:
 
     @property
     def counts(self) -> tuple[list[int], list[int]]:
-        nodes = self._open_nodes()
-        return _summed(n.counts[0] for n in nodes), _summed(n.counts[1] for n in nodes)
+        counts = [n.counts for n in self._open_nodes()]  # each node read once
+        return _summed(c[0] for c in counts), _summed(c[1] for c in counts)
 
     @property
     def strategy_sums(self) -> tuple[list[float], list[float]]:
-        nodes = self._open_nodes()
-        return (_summed(n.strategy_sums[0] for n in nodes),
-                _summed(n.strategy_sums[1] for n in nodes))
+        sums = [n.strategy_sums for n in self._open_nodes()]
+        return _summed(s[0] for s in sums), _summed(s[1] for s in sums)
 
     def strategy(self, player: int, final_strategy: str = "empirical",
                  exploration: float = 0.0, threshold: float = 0.0) -> list[float]:

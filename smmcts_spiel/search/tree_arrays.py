@@ -548,14 +548,36 @@ def freeze_loaded_objects() -> None:
     overshoot. Frozen objects are still freed when their last reference goes; only a frozen
     object that later ends in a reference cycle is never reclaimed (the searches avoid
     cycles: see :attr:`ArrayTreeSearch.root`).
+
+    Only when at least :data:`FREEZE_ABOVE` objects the collector tracks are not frozen yet
+    (code was loaded since the last freeze): building a bot whose code is loaded already
+    adds a few hundred objects, and a full collection at every bot's construction cost
+    tens of milliseconds and left the processor's caches cold for its first move (0.05-0.1
+    ms of a 1 ms first search on the matrix games, 26 Nov 2026).
     """
+    if sum(len(gc.get_objects(generation)) for generation in range(3)) < FREEZE_ABOVE:
+        return
     gc.collect()
     gc.freeze()
 
 
+#: Tracked objects not frozen yet from which :func:`freeze_loaded_objects` collects and
+#: freezes (a full collection of this many takes about 1-5 ms on the shared machine).
+FREEZE_ABOVE = 5_000
+
+
+#: ``mmap`` flags of :func:`lazy_zeros`: private anonymous memory where the system has it.
+#: (``mmap.mmap(-1, n)`` alone maps *shared* anonymous memory, which a forked process would
+#: write into, and whose first-touch page faults go through the shared-memory file system:
+#: slower than private ones, about 5% of a fresh 20,000-iteration Oshi-Zumo search,
+#: 26 Nov 2026.)
+_PRIVATE = getattr(mmap, "MAP_PRIVATE", 0) | getattr(mmap, "MAP_ANONYMOUS", 0)
+
+
 def lazy_zeros(shape, dtype=np.float64) -> np.ndarray:
-    """An array of zeros in fresh anonymous memory, whose pages the operating system
-    supplies (zeroed) when first written: allocating a big capacity costs no time.
+    """An array of zeros in fresh private anonymous memory, whose pages the operating
+    system supplies (zeroed) when first written: allocating a big capacity costs no time.
+    A forked process gets its own copy of the pages it writes (copy on write).
 
     ``np.zeros`` may instead reuse freed heap memory, which it must clear: on the shared
     machine that took 60-70 ms for the 25 MB of node arrays a 0.1 s move plans for.
@@ -564,7 +586,8 @@ def lazy_zeros(shape, dtype=np.float64) -> np.ndarray:
     size = int(np.prod(shape)) * dtype.itemsize
     if size == 0:
         return np.zeros(shape, dtype)
-    return np.frombuffer(mmap.mmap(-1, size), dtype).reshape(shape)
+    memory = mmap.mmap(-1, size, flags=_PRIVATE) if _PRIVATE else mmap.mmap(-1, size)
+    return np.frombuffer(memory, dtype).reshape(shape)
 
 
 class ArrayNode:
@@ -623,17 +646,25 @@ class ArrayNode:
         return None
 
     def _slots(self, field: int, player: int) -> np.ndarray:
-        n1, n2, s = self._field(N1), self._field(N2), self._field(SLOT)
+        fields = self._search.nodes_i[:, self.index].tolist()  # one read, not three
+        n1, n2, s = fields[N1], fields[N2], fields[SLOT]
         start, n = (s, n1) if player == 0 else (s + n1, n2)
         return self._search.slots[field, start:start + n]
+
+    def player_counts(self, player: int) -> list[int]:
+        """``player``'s visit counts per action (of an opened node)."""
+        return self._slots(COUNT, player).astype(np.int64).tolist()
+
+    def player_strategy_sums(self, player: int) -> list[float]:
+        """``player``'s sums of sampling distributions (of an opened node)."""
+        return self._slots(AVERAGE, player).tolist()
 
     @property
     def counts(self) -> tuple[list[int], list[int]]:
         if not self.is_open:
             first, second = self.actions
             return [0] * len(first), [0] * len(second)
-        return ([int(x) for x in self._slots(COUNT, 0)],
-                [int(x) for x in self._slots(COUNT, 1)])
+        return self.player_counts(0), self.player_counts(1)
 
     @property
     def strategy_sums(self) -> tuple[list[float], list[float]]:
@@ -641,7 +672,7 @@ class ArrayNode:
         if not self.is_open:
             first, second = self.actions
             return [0.0] * len(first), [0.0] * len(second)
-        return self._slots(AVERAGE, 0).tolist(), self._slots(AVERAGE, 1).tolist()
+        return self.player_strategy_sums(0), self.player_strategy_sums(1)
 
     def strategy(self, player: int, final_strategy: str = "empirical",
                  exploration: float = 0.0, threshold: float = 0.0) -> list[float]:
@@ -650,7 +681,7 @@ class ArrayNode:
             raise ValueError("only decision nodes the search has opened (visited twice) have "
                              "strategies; the search's strategy(state, player) answers anywhere")
         return final_probabilities(self._slots(COUNT, player).tolist(),
-                                   self._slots(AVERAGE, player).tolist(), final_strategy,
+                                   self.player_strategy_sums(player), final_strategy,
                                    exploration, threshold)
 
     def child(self, player_actions) -> ArrayNode | None:
