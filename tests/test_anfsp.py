@@ -147,7 +147,7 @@ def test_actors_feed_the_learner_and_stop(design, backend):
         actors = run._actors  # noqa: SLF001  (white-box: they must end)
     assert run._actors is None  # noqa: SLF001
     if backend == "processes":
-        assert not any(p.is_alive() for p, _ in actors._actors)  # noqa: SLF001
+        assert not any(p.is_alive() for p in actors._processes)  # noqa: SLF001
 
 
 def test_openspiel_nfsp_batch_probabilities_equal_the_agents_own():
@@ -211,10 +211,42 @@ def test_the_learner_steps_in_calls_of_steps_per_call():
     assert run._pending < 8 * 5  # noqa: SLF001
 
 
-def test_a_worker_returns_several_messages_in_one_call():
-    """What a Ray actor's call returns: consecutive messages, parameters taken first."""
+def test_an_actor_serves_the_learners_orders_on_its_link():
+    """What an actor (process or Ray) does on its link: says which it is, plays message
+    after message with the newest parameters while told to run, stops when told."""
+    import multiprocessing
+    import threading
+
     run = ANFSP(ANFSPConfig(num_actors=0, hidden=(16,), episodes_per_message=3, seed=4))
     worker = anfsp._Worker(run.config, 1, 0)  # noqa: SLF001
-    messages = worker.work_many(run._params(), 4)  # noqa: SLF001
+    learner, actor = multiprocessing.Pipe(duplex=True)
+    thread = threading.Thread(target=anfsp._serve, args=(worker, actor))  # noqa: SLF001
+    thread.start()
+    assert learner.recv() == 1  # ready
+    learner.send(("params", run._params()))  # noqa: SLF001
+    learner.send(("run", True))
+    messages = [learner.recv() for _ in range(4)]
+    learner.send(("run", False))
+    learner.send(("stop", None))
+    while thread.is_alive():  # read on: the actor may be sending when told to stop
+        if learner.poll(0.1):
+            learner.recv()
     assert [m[0] for m in messages] == [1] * 4 and [m[2] for m in messages] == [3] * 4
-    assert worker.episodes == 12 and all(len(m[1][0][0]) > 0 for m in messages)
+    assert all(len(m[1][0][0]) > 0 for m in messages) and worker.episodes >= 12
+
+
+def test_actor_learners_get_the_target_network_only_when_it_changed():
+    """After each message an actor-learner gets the networks back, the target only if it
+    was refitted since (it keeps its own copy): the same parameters, less to send."""
+    run = ANFSP(ANFSPConfig(num_actors=0, hidden=(8,), design="actor_learners",
+                            episodes_per_message=2, target_update_actions=20, seed=3))
+    run.self_play(2)
+    worker = run._worker  # noqa: SLF001
+    sent = run._params_for(0)  # noqa: SLF001
+    assert sent[1] is None  # the worker has the current target
+    worker.set_params(sent)
+    np.testing.assert_array_equal(_leaves(worker.params[1]), _leaves(run.target_params))
+    run.apply_gradients(None, None, 20)  # no gradients, 20 actions: a refit
+    np.testing.assert_array_equal(_leaves(run._params_for(0)[1]),  # noqa: SLF001
+                                  _leaves(run.q_params))
+    assert run._params_for(0)[1] is None  # noqa: SLF001  (sent once)

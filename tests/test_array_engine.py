@@ -123,7 +123,7 @@ def test_the_expansion_rule_picks_the_target_th_untried_joint_action(width):
         a = ta.untried_joint_action(pool, 0, width, untried, u)
         assert a == np.flatnonzero(pool[:width] < 0)[min(int(u * untried), untried - 1)]
         pool[a] = 0
-        ta.count_child(pool, 0, width, a)
+        ta.count_child(pool, 0, width, a, False)
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
@@ -139,6 +139,22 @@ def test_tree_arrays_are_private_to_a_forked_process():
         os._exit(0)
     assert os.waitpid(pid, 0)[1] == 0
     assert array[1, 5] == 7 and array[0, 1000] == 0 and not array[0].any()
+
+
+def test_objects_are_frozen_only_when_many_were_loaded(monkeypatch):
+    """A compiled engine freezes the objects alive once its code has loaded them; building
+    another search, which adds a few objects, does not run a full collection again."""
+    ta.gc.freeze()  # everything alive now is frozen
+    collections = []
+    monkeypatch.setattr(ta.gc, "collect", lambda *args: collections.append(args) or 0)
+    monkeypatch.setattr(ta.gc, "freeze", lambda: None)
+    few = [[k] for k in range(ta.FREEZE_ABOVE // 10)]
+    ta.freeze_loaded_objects()
+    assert not collections
+    many = [[k] for k in range(ta.FREEZE_ABOVE)]
+    ta.freeze_loaded_objects()
+    assert len(collections) == 1
+    del few, many
 
 
 def test_a_time_limited_search_is_whole_iterations():

@@ -39,7 +39,8 @@ import math
 import multiprocessing as mp
 import multiprocessing.connection
 import os
-import queue
+import socket
+import threading
 import time
 from dataclasses import dataclass
 from typing import Any, cast
@@ -312,7 +313,10 @@ class _Worker:
                                         stream=(1 + actor) << 24 | episodes & 0xFFFFFF)
 
     def set_params(self, params: tuple) -> None:
-        """(Q, average) parameters; with the ``actor_learners`` design (Q, target, average)."""
+        """(Q, average) parameters; with the ``actor_learners`` design (Q, target, average),
+        the target None if it is the one this worker has (it changes rarely)."""
+        if len(params) == 3 and params[1] is None:
+            params = (params[0], cast(tuple, self.params)[1], params[2])
         self.params = params
         self.acting.set_params(params[0], params[-1])
 
@@ -328,142 +332,146 @@ class _Worker:
                    else self.gradients(cast(tuple, self.params), transitions, supervised))
         return self.actor, payload, n, time.process_time() - cpu
 
-    def work_many(self, params: tuple | None, count: int) -> list:
-        """``count`` messages (after taking ``params`` if given): fewer, larger calls."""
-        return [self.work(params if k == 0 else None) for k in range(count)]
+    def serve(self, address, authkey: bytes) -> None:
+        """A Ray actor's one call: connect to the learner at ``address`` and serve it
+        (:func:`_serve`) until it says stop or goes."""
+        with multiprocessing.connection.Client(address, authkey=authkey) as link:
+            _serve(self, link)
 
 
-def _actor_main(config: ANFSPConfig, actor: int, episodes: int, params_queue, messages,
-                running, stop):
-    """An actor process: a :class:`_Worker` sending messages down its own pipe
-    (``messages``) while ``running`` is set, always with the newest parameters it was sent.
-    ``episodes``: how many it played before (its exploration rate's decay continues from
-    there after a checkpoint).
+def _serve(worker: _Worker, link) -> None:
+    """An actor's loop, as a local process or a Ray actor: while told to run, send the
+    learner one message after another down ``link`` (a duplex connection), each played with
+    the newest parameters received. The learner's orders come the other way on the same
+    link: ``("params", parameters)``, ``("run", bool)``, ``("stop", None)``.
 
-    The actor writes its messages itself, to a pipe of its own: through one bounded
-    ``multiprocessing.Queue`` for all actors, each message went through a feeder thread
-    that waited for the actors' shared write lock, and the playing thread blocked on the
-    shared bound (py-spy: ``docs/mc_nfsp.md``). A full pipe (the learner behind) makes the
-    actor wait."""
-    worker = _Worker(config, actor, episodes)
-    worker.set_params(params_queue.get())
-    messages.send(None)  # ready
-    while not stop.is_set():
-        if not running.wait(timeout=0.2):
-            continue
-        newest = None
-        try:
-            while True:
-                newest = params_queue.get_nowait()
-        except queue.Empty:
-            pass
-        try:
-            messages.send(worker.work(newest))
-        except (BrokenPipeError, EOFError):  # the learner has gone
-            break
+    Every actor has a link of its own, written from its playing thread: through one bounded
+    ``multiprocessing.Queue`` for all actors, each message went through a feeder thread that
+    waited for the actors' shared write lock (py-spy: ``docs/mc_nfsp.md``); through a Ray
+    call per message (or per four), Ray's scheduling and serialisation cost the actor about
+    0.9 ms of CPU a call. A full link (the learner behind) makes the actor wait rather than
+    pile up stale experience."""
+    newest, running = None, False
+    try:
+        link.send(worker.actor)  # ready (imports done), and which actor this is
+        while True:
+            while link.poll(0 if running else 0.2):  # every order waiting; paused: wait
+                order, value = link.recv()
+                if order == "params":
+                    newest = value
+                elif order == "run":
+                    running = value
+                else:
+                    return
+            if running:
+                link.send(worker.work(newest))
+                newest = None
+    except (EOFError, OSError):  # the learner has gone
+        return
+
+
+def _actor_process(config: ANFSPConfig, actor: int, episodes: int, link) -> None:
+    """An actor process (``episodes``: how many it played before, so that its exploration
+    rate's decay continues there after a checkpoint)."""
+    _serve(_Worker(config, actor, episodes), link)
 
 
 #: Seconds the actors may take to start (spawn, imports, Ray) before ANFSP gives up.
 _START_TIMEOUT = 300
 
 
-class _ProcessActors:
-    """Actors as local processes: parameters go down a queue per actor, messages up a pipe
-    per actor (bounded by the pipe's buffer: an actor waits rather than pile up stale
-    experience)."""
+class _Link:
+    """The learner's end of an actor's link: messages are read from it by the learner,
+    orders written to it by a thread of its own, so that the learner never waits for an
+    actor busy playing (or blocked on its own full link) to read them; parameters not yet
+    sent are replaced by newer ones (an actor only wants the newest)."""
 
-    def __init__(self, config: ANFSPConfig, episodes: int, params: tuple):
-        ctx = mp.get_context("spawn")  # jax is not fork-safe
-        self._running, self._stop = ctx.Event(), ctx.Event()
-        self._actors = []
-        self._pipes: list = []  # the learner's ends of the actors' message pipes
-        self._ready: collections.deque = collections.deque()  # pipes with a message waiting
-        for k in range(config.num_actors):
-            params_queue = ctx.Queue()
-            receiver, sender = ctx.Pipe(duplex=False)
-            process = ctx.Process(target=_actor_main, daemon=True, args=(
-                config, k, episodes, params_queue, sender, self._running, self._stop))
-            process.start()
-            sender.close()  # the actor's end: the learner sees EOF if the actor dies
-            params_queue.put(params)
-            self._actors.append((process, params_queue))
-            self._pipes.append(receiver)
-        starting, deadline = list(self._pipes), time.perf_counter() + _START_TIMEOUT
-        while starting:  # each actor says it is ready (imports done)
+    def __init__(self, connection):
+        self.connection = connection
+        self._params: tuple | None = None
+        self._orders: collections.deque = collections.deque()
+        self._wake = threading.Condition()
+        self._thread = threading.Thread(target=self._write, daemon=True)
+        self._thread.start()
+
+    def order(self, order: str, value: Any = None) -> None:
+        with self._wake:
+            if order == "params":
+                self._params = value
+            else:
+                self._orders.append((order, value))
+            self._wake.notify()
+
+    def _write(self) -> None:
+        while True:
+            with self._wake:
+                self._wake.wait_for(lambda: self._params is not None or bool(self._orders))
+                params, self._params = self._params, None
+                orders, self._orders = list(self._orders), collections.deque()
             try:
-                if time.perf_counter() > deadline:
-                    raise EOFError
-                ready = multiprocessing.connection.wait(starting, 0.5)
-                for pipe in [p for p in starting if p in ready]:
-                    pipe.recv()  # None; EOFError if the actor died
-                    starting.remove(pipe)
-            except EOFError:
-                self.close()
-                raise RuntimeError(f"ANFSP's actor processes did not start within "
-                                   f"{_START_TIMEOUT} s (or one died)") from None
-
-    def resume(self) -> None:
-        self._running.set()
-
-    def pause(self) -> None:
-        self._running.clear()
-
-    def get(self, timeout: float):
-        """The next message (the actors' pipes in turn), or None after ``timeout`` seconds."""
-        if not self._ready:
-            self._ready.extend(multiprocessing.connection.wait(self._pipes, timeout))
-        while self._ready:
-            pipe = self._ready.popleft()
-            try:
-                return pipe.recv()
-            except EOFError:  # an actor died: stop reading its pipe
-                self._pipes.remove(pipe)
-        return None
-
-    def send(self, actors, params: tuple) -> None:
-        """Parameters for these actors (they take the newest before their next message)."""
-        for k in actors:
-            self._actors[k][1].put(params)
+                if params is not None:
+                    self.connection.send(("params", params))
+                for order in orders:
+                    self.connection.send(order)
+            except OSError:  # the actor has gone
+                return
+            if ("stop", None) in orders:
+                return
 
     def close(self) -> None:
-        """Stop the processes (their unsent messages are dropped)."""
-        self._stop.set()
-        deadline = time.perf_counter() + 10
-        while any(p.is_alive() for p, _ in self._actors) and time.perf_counter() < deadline:
-            self.get(timeout=0.1)  # keep the pipes flowing so the actors can exit
-        for process, params_queue in self._actors:
-            if process.is_alive():
-                process.terminate()
-            process.join()
-            # parameters nobody will read: do not wait at exit to flush them into a full pipe
-            params_queue.cancel_join_thread()
-            params_queue.close()
-        for pipe in self._pipes:
-            pipe.close()
-        self._pipes, self._ready = [], collections.deque()
+        self._thread.join(timeout=10)
+        self.connection.close()
 
 
-class _RayActors:
-    """Actors as Ray actors (a local Ray, or the cluster at ``config.ray_address``): each
-    has ``IN_FLIGHT`` calls of :meth:`_Worker.work_many` queued so that it never waits for
-    the learner; new parameters ride with an actor's next call.
-
-    A call cost 0.9 ms of CPU in the actor's process besides the work (Ray's serialisation
-    and scheduling), over half the time of playing 16 Leduc episodes; so with
-    the ``learner`` design a call returns ``MESSAGES_PER_CALL`` messages, which the learner
-    takes one by one as it takes local processes' (the actors play on parameters of the
-    same age: they get new ones once per call either way). With the ``actor_learners``
-    design a call returns one message: each gradient must be computed on the newest
-    parameters the actor-learner has.
-    """
-
-    IN_FLIGHT = 2
-    MESSAGES_PER_CALL = 4
+class _Actors:
+    """The actors, as local processes (``backend="processes"``; ``spawn``: JAX is not
+    fork-safe) or Ray actors (``"ray"``: a local Ray, or the cluster at
+    ``config.ray_address``), each linked to the learner by a duplex connection: a pipe, or
+    a socket the Ray actor opens to the learner (authenticated with a random key), which
+    its one Ray call then serves (:func:`_serve`). Ray places the actors; their messages do
+    not go through Ray."""
 
     def __init__(self, config: ANFSPConfig, episodes: int, params: tuple):
+        self._processes: list = []
+        self._ray_actors: list = []
+        self._links: list[_Link] = []
+        self._ready: collections.deque = collections.deque()  # links with a message waiting
+        connections = (self._start_ray(config, episodes) if config.backend == "ray"
+                       else self._start_processes(config, episodes))
+        self._links = [_Link(c) for c in connections]
+        for link in self._links:
+            link.order("params", params)
+        by_actor: dict = {}
+        deadline = time.perf_counter() + _START_TIMEOUT
+        try:
+            while len(by_actor) < len(self._links):  # each actor says it is ready
+                if time.perf_counter() > deadline:
+                    raise EOFError
+                waiting = [k for k in self._links if k not in by_actor.values()]
+                for link in self._ready_links(waiting, 0.5):
+                    by_actor[link.connection.recv()] = link  # EOFError if the actor died
+        except EOFError:
+            self.close()
+            raise RuntimeError(f"ANFSP's actors did not start within {_START_TIMEOUT} s "
+                               f"(or one died)") from None
+        self._links = [by_actor[k] for k in sorted(by_actor)]
+
+    def _start_processes(self, config: ANFSPConfig, episodes: int) -> list:
+        ctx = mp.get_context("spawn")  # jax is not fork-safe
+        connections: list = []
+        for k in range(config.num_actors):
+            mine, theirs = ctx.Pipe(duplex=True)
+            process = ctx.Process(target=_actor_process, daemon=True,
+                                  args=(config, k, episodes, theirs))
+            process.start()
+            theirs.close()  # the learner sees EOF if the actor dies
+            self._processes.append(process)
+            connections.append(mine)
+        return connections
+
+    def _start_ray(self, config: ANFSPConfig, episodes: int) -> list:
         import ray  # the ray extra (ANFSP checks it is installed before it gets here)
 
-        self._ray = ray
         if not ray.is_initialized():
             if config.ray_address is None:
                 # A local Ray runs its workers at niceness +15 (RAY_worker_niceness) so that
@@ -473,59 +481,97 @@ class _RayActors:
                 # says otherwise, they run at the learner's priority, as local processes do.
                 os.environ.setdefault("RAY_worker_niceness", "0")
             ray.init(address=config.ray_address, include_dashboard=False, log_to_driver=False)
-        # On a cluster each actor asks for a CPU (Ray places them); on a local Ray the
-        # actors share this machine's cores as local processes do, however many.
+        # On a cluster each actor asks for a CPU (Ray places them) and connects to this
+        # node's address; on a local Ray the actors share this machine's cores as local
+        # processes do, however many, and connect through the loopback.
+        host = "127.0.0.1" if config.ray_address is None else ray.util.get_node_ip_address()
         remote: Any = ray.remote(num_cpus=1 if config.ray_address else 0)(_Worker)
-        self._actors: list[Any] = [remote.remote(config, k, episodes)
-                                   for k in range(config.num_actors)]
-        first = ray.put(params)
-        ray.get([actor.set_params.remote(first) for actor in self._actors])  # all ready
-        self._params: list = [None] * config.num_actors  # for each actor's next call
-        self._calls: dict = {}  # call -> actor
-        self._messages: collections.deque = collections.deque()  # returned, not yet taken
-        self._per_call = self.MESSAGES_PER_CALL if config.design == "learner" else 1
-        self._running = False
+        authkey = os.urandom(32)
+        connections: list = []
+        with socket.create_server((host, 0)) as server:
+            server.settimeout(0.5)
+            self._ray_actors = [remote.remote(config, k, episodes)
+                                for k in range(config.num_actors)]
+            calls = [a.serve.remote(server.getsockname(), authkey) for a in self._ray_actors]
+            deadline = time.perf_counter() + _START_TIMEOUT
+            while len(connections) < config.num_actors:
+                if time.perf_counter() > deadline:
+                    self.close()
+                    raise RuntimeError(f"ANFSP's Ray actors did not connect within "
+                                       f"{_START_TIMEOUT} s")
+                try:
+                    sock, _ = server.accept()
+                except TimeoutError:
+                    ended, _ = ray.wait(calls, timeout=0)
+                    if ended:  # an actor failed before connecting: raise its error
+                        self.close()
+                        ray.get(ended)
+                    continue
+                sock.settimeout(None)
+                connection = multiprocessing.connection.Connection(sock.detach())
+                try:  # what multiprocessing's Listener does with a client
+                    multiprocessing.connection.deliver_challenge(connection, authkey)
+                    multiprocessing.connection.answer_challenge(connection, authkey)
+                except (multiprocessing.AuthenticationError, EOFError, OSError):
+                    connection.close()  # not one of ours
+                    continue
+                connections.append(connection)
+        return connections
 
-    def _top_up(self, actor: int) -> None:
-        while self._running and sum(a == actor for a in self._calls.values()) < self.IN_FLIGHT:
-            call = self._actors[actor].work_many.remote(self._params[actor], self._per_call)
-            self._calls[call] = actor
-            self._params[actor] = None
+    def _ready_links(self, links: list, timeout: float) -> list:
+        ready = multiprocessing.connection.wait([k.connection for k in links], timeout)
+        return [k for k in links if k.connection in ready]
 
     def resume(self) -> None:
-        self._running = True
-        for k in range(len(self._actors)):
-            self._top_up(k)
+        for link in self._links:
+            link.order("run", True)
 
     def pause(self) -> None:
-        self._running = False
+        for link in self._links:
+            link.order("run", False)
 
     def get(self, timeout: float):
-        """The next message, or None after ``timeout`` seconds."""
-        if not self._messages:
-            if not self._calls:
-                time.sleep(timeout)
-                return None
-            done, _ = self._ray.wait(list(self._calls), num_returns=1, timeout=timeout)
-            if not done:
-                return None
-            actor = self._calls.pop(done[0])
-            self._messages.extend(self._ray.get(done[0]))
-            self._top_up(actor)
-        return self._messages.popleft()
+        """The next message (the actors' links in turn), or None after ``timeout`` seconds."""
+        if not self._ready:
+            self._ready.extend(self._ready_links(self._links, timeout))
+        while self._ready:
+            link = self._ready.popleft()
+            try:
+                return link.connection.recv()
+            except (EOFError, OSError):  # an actor died: stop reading its link
+                self._links.remove(link)
+        return None
 
     def send(self, actors, params: tuple) -> None:
-        # By value: Ray inlines arguments under 100 KB (the networks here) in the call;
-        # ray.put stored them in the object store, whose put cost the paper's design (new
-        # parameters after every message) 14% of the learner's time (py-spy), and each
-        # actor then fetched them from the store before the call could start.
+        """Parameters for these actors (they take the newest before their next message)."""
         for k in actors:
-            self._params[k] = params
+            self._links[k].order("params", params)
 
     def close(self) -> None:
-        for actor in self._actors:
-            self._ray.kill(actor)
-        self._actors, self._calls = [], {}
+        """Stop the actors (their unsent messages are dropped)."""
+        links = list(self._links)
+        for link in links:
+            link.order("stop")
+        deadline = time.perf_counter() + 10
+        open_ = list(links)
+        while open_ and time.perf_counter() < deadline:  # read on until each actor ends
+            for link in self._ready_links(open_, 0.1):
+                try:
+                    link.connection.recv()
+                except (EOFError, OSError):
+                    open_.remove(link)
+        for process in self._processes:
+            if process.is_alive():
+                process.terminate()
+            process.join()
+        if self._ray_actors:
+            import ray
+
+            for actor in self._ray_actors:
+                ray.kill(actor)
+        for link in links:
+            link.close()
+        self._links, self._ready, self._ray_actors = [], collections.deque(), []
 
 
 class ANFSP:
@@ -568,7 +614,8 @@ class ANFSP:
         self.actor_cpu_seconds = 0.0
         self.wait_seconds = 0.0
         self._pending = 0  # transitions received since the last gradient step
-        self._actors: _ProcessActors | _RayActors | None = None
+        self._target_sent: dict = {}  # actor_learners: actor -> the target it was last sent
+        self._actors: _Actors | None = None
         self._worker: _Worker | None = None  # actor_learners without actors: in this process
         self._compile()
         self.acting.set_params(self.q_params, self.avg_params)
@@ -612,21 +659,42 @@ class ANFSP:
                                          length=steps)
             return trees
 
+        @functools.partial(jax.jit, static_argnums=(0, 1))
+        def apply_gradients(learn_q: bool, learn_avg: bool, trees, q_grads, avg_grads):
+            """An actor-learner's gradients applied to the networks that have them, in one
+            call (one dispatch instead of two)."""
+            q, q_opt, avg, avg_opt = trees
+            if learn_q:
+                q, q_opt = apply_q(q, q_opt, q_grads)
+            if learn_avg:
+                avg, avg_opt = apply_avg(avg, avg_opt, avg_grads)
+            return q, q_opt, avg, avg_opt
+
         self._learn_steps = learn_steps
-        self._apply_q, self._apply_avg = jax.jit(apply_q), jax.jit(apply_avg)
+        self._apply_gradients = apply_gradients
 
     # -- actors -------------------------------------------------------------------------
 
-    def _params(self) -> tuple:
-        """The parameters an actor plays (and, for actor_learners, differentiates) with."""
-        trees = ((self.q_params, self.avg_params) if self.config.design == "learner"
-                 else (self.q_params, self.target_params, self.avg_params))
-        return _to_numpy(trees)
+    def _params(self, target: bool = True) -> tuple:
+        """The parameters an actor plays (and, for actor_learners, differentiates) with;
+        without ``target``, the actor_learners' target network as None (unchanged)."""
+        if self.config.design == "learner":
+            return _to_numpy((self.q_params, self.avg_params))
+        return (_to_numpy(self.q_params), _to_numpy(self.target_params) if target else None,
+                _to_numpy(self.avg_params))
+
+    def _params_for(self, actor: int) -> tuple:
+        """The actor_learners' parameters for ``actor``, with the target network only if it
+        changed since the actor last got it (every ``target_update_actions`` actions): a
+        third less to send after every message."""
+        fresh = self._target_sent.get(actor) is self.target_params
+        self._target_sent[actor] = self.target_params
+        return self._params(target=not fresh)
 
     def _start_actors(self) -> None:
-        kind = _RayActors if self.config.backend == "ray" else _ProcessActors
-        self._actors = kind(self.config, self.episodes // self.config.num_actors,
-                            self._params())
+        self._target_sent = {}
+        self._actors = _Actors(self.config, self.episodes // self.config.num_actors,
+                               self._params())
 
     def close(self) -> None:
         """Stop the actors (their unsent episodes are dropped)."""
@@ -655,20 +723,20 @@ class ANFSP:
         self.episodes += episodes
         self.apply_gradients(*payload)
         if self._actors is not None:
-            self._actors.send([actor], self._params())
+            self._actors.send([actor], self._params_for(actor))
         else:
-            cast(_Worker, self._worker).set_params(self._params())
+            cast(_Worker, self._worker).set_params(self._params_for(actor))
 
     def apply_gradients(self, q_grads, avg_grads, actions: int) -> None:
         """One asynchronous update of the shared networks (design ``actor_learners``): SGD
         steps with an actor-learner's gradients, the target refitted every
         ``target_update_actions`` actions (counted over all actor-learners)."""
-        if q_grads is not None:
-            self.q_params, self.q_opt_state = self._apply_q(self.q_params, self.q_opt_state,
-                                                            q_grads)
-        if avg_grads is not None:
-            self.avg_params, self.avg_opt_state = self._apply_avg(
-                self.avg_params, self.avg_opt_state, avg_grads)
+        if q_grads is not None or avg_grads is not None:
+            (self.q_params, self.q_opt_state, self.avg_params,
+             self.avg_opt_state) = self._apply_gradients(
+                q_grads is not None, avg_grads is not None,
+                (self.q_params, self.q_opt_state, self.avg_params, self.avg_opt_state),
+                q_grads, avg_grads)
         every = self.config.target_update_actions
         if (self.actions + actions) // every > self.actions // every:
             self.target_params = self.q_params
@@ -753,6 +821,7 @@ class ANFSP:
                 self._worker = _Worker(self.config, 0, self.episodes, acting=self.acting,
                                        reservoir=self.reservoir)
                 self._worker.set_params(self._params())
+                self._target_sent[0] = self.target_params
             for _ in range(math.ceil(episodes / self.config.episodes_per_message)):
                 self._take(self._worker.work())
             return
