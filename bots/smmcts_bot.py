@@ -16,6 +16,8 @@ from smmcts_spiel.search.root_parallel import RootParallelSearch, check_threads
 from smmcts_spiel.search.smmcts import SMMCTS
 
 ENGINES = ("auto", "kernel", "generic", "reference")
+#: How threads > 1 share a search: a tree each (root parallelism) or one tree (tree parallelism).
+PARALLEL = ("root", "tree")
 #: The bot's final-move threshold: never play an action its final strategy gives less than
 #: 10%. Measured against the exact equilibria of oshi_zumo(coins=10,size=3,horizon=20),
 #: Goofspiel-6 and two random stacked games at 0.1 s per move (docs/tournament.md): on the
@@ -98,6 +100,11 @@ class SMMCTSBot(SearchBot):
         subtree between moves, ``iterations`` is split over them, and the move is read from
         their summed statistics. At most the cores this process may use; more than 1 needs
         the kernel engine (the others hold Python's global interpreter lock).
+      parallel: how ``threads > 1`` share the work: "root" (default) searches a tree per
+        thread as above (deterministic for a seed under an iteration budget); "tree" grows
+        one tree with every thread (tree parallelism, :class:`KernelSMMCTS` ``threads``):
+        a deeper tree in the same time, but not reproducible (the tree depends on the
+        threads' timing). docs/search_and_bots.md says when each pays.
       max_memory: bytes the search tree of the kernel and generic engines may take (default
         4 GiB, at most half the machine's memory); a search that fills it stops and plays
         from the tree it has (one warning in the log), so a long time limit never exhausts
@@ -110,11 +117,14 @@ class SMMCTSBot(SearchBot):
                  time_limit: float | None = None, final_strategy: str | None = None,
                  seed: int | None = None, evaluator=None, engine: str = "auto",
                  threshold: float | None = None, threads: int = 1,
-                 max_memory: int = tree_arrays.DEFAULT_MAX_MEMORY):
+                 max_memory: int = tree_arrays.DEFAULT_MAX_MEMORY, parallel: str = "root"):
         super().__init__(game, player_id, iterations, time_limit, seed)
         if engine not in ENGINES:
             raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
         threads = check_threads(threads)
+        if parallel not in PARALLEL:
+            raise ValueError(f"parallel must be one of {', '.join(PARALLEL)} (how threads > 1 "
+                             f"share the work), got {parallel!r}")
         kernel = kernels.kernel_for(game)
         if engine == "auto":
             wants_kernel = evaluator is None or isinstance(evaluator, str)
@@ -129,7 +139,9 @@ class SMMCTSBot(SearchBot):
                 "engine" + (f" (no game kernel covers {game})" if kernel is None else "")
                 + ": its time goes to pyspiel and Python, which hold Python's global "
                 "interpreter lock, so parallel trees would only take turns; use threads=1")
-        seeds = [self._rng.getrandbits(63) for _ in range(threads)]
+        # Tree parallelism: one tree, grown by every thread.
+        trees = 1 if parallel == "tree" else threads
+        seeds = [self._rng.getrandbits(63) for _ in range(trees)]
         options = game_settings(game, selector=selector, gamma=gamma, c=c,
                                 final_strategy=final_strategy, threshold=threshold)
         searches: list[KernelSMMCTS | ArraySMMCTS | SMMCTS]
@@ -141,7 +153,8 @@ class SMMCTSBot(SearchBot):
                                  "needs engine='generic'")
             default = kernel.default_evaluator if kernel else "random_rollout"
             searches = [KernelSMMCTS(game, evaluator=evaluator or default, seed=seed,
-                                     max_memory=max_memory, **options) for seed in seeds]
+                                     max_memory=max_memory, threads=threads // trees,
+                                     **options) for seed in seeds]
         else:
             if isinstance(evaluator, str):
                 raise ValueError(f"evaluator {evaluator!r} names a kernel evaluator; the "
@@ -151,7 +164,7 @@ class SMMCTSBot(SearchBot):
                                         max_memory=max_memory, **options)]
             else:
                 searches = [SMMCTS(game, evaluator=evaluator, seed=seeds[0], **options)]
-        self._search = searches[0] if threads == 1 else RootParallelSearch(searches)
+        self._search = searches[0] if trees == 1 else RootParallelSearch(searches)
 
     def restart_at(self, state: pyspiel.State) -> None:
         self.check_state(state)

@@ -92,7 +92,9 @@ _ALL_GAMES = flags.DEFINE_bool(
 _ONLY = flags.DEFINE_string("only", None, "With --all_games: only the games matching this "
                             "regular expression.")
 _THREADS = flags.DEFINE_list("threads", ["1", "2"], "With --all_games: SMMCTSBot's thread "
-                             "counts (threads=2 needs two cores: run it on a 2-core machine).")
+                             "counts (threads=2 needs two cores: run it on a 2-core machine); "
+                             "N: N trees (root parallelism), Ntree: N threads growing one tree "
+                             "(tree parallelism), e.g. 1,2,2tree.")
 _OVERSHOOT_MOVES = flags.DEFINE_integer(
     "overshoot_moves", 40, "With --all_games: at most this many moves per overshoot game.",
     lower_bound=1)
@@ -141,9 +143,21 @@ def timed(search, clock=None) -> float:
     return clock() - start
 
 
-def ours(game, state, seed, iterations=None, time_limit=None, threads=1):
+def thread_spec(spec: str) -> tuple[int, str]:
+    """``--threads`` item ``N`` or ``Ntree``: the threads and how they share the search."""
+    parallel = "tree" if spec.endswith("tree") else "root"
+    count = spec.removesuffix("tree")
+    if not count.isdigit() or int(count) < 1:
+        raise app.UsageError(f"--threads items are N or Ntree with N >= 1 (e.g. 1,2,2tree), "
+                             f"got {spec!r}", exitcode=2)
+    return int(count), parallel
+
+
+def ours(game, state, seed, iterations=None, time_limit=None, threads="1"):
+    count, parallel = thread_spec(threads)
     bot = SMMCTSBot(game, 0, selector=_SELECTOR.value, iterations=iterations,
-                    time_limit=time_limit, seed=seed, threads=threads, engine=_ENGINE.value)
+                    time_limit=time_limit, seed=seed, threads=count, parallel=parallel,
+                    engine=_ENGINE.value)
     return bot, lambda: bot.step(state)
 
 
@@ -217,7 +231,7 @@ def rates(game_string: str, with_cpp: bool) -> dict[str, float]:
     return result
 
 
-def overshoot(game_string: str, threads: int = 1, max_moves: int | None = None
+def overshoot(game_string: str, threads: str = "1", max_moves: int | None = None
               ) -> list[float]:
     """Milliseconds over ``--overshoot_time`` of every move of SMMCTSBot self-play games
     (trees kept between moves; chance outcomes seeded), at most ``max_moves`` joint moves
@@ -226,9 +240,11 @@ def overshoot(game_string: str, threads: int = 1, max_moves: int | None = None
     t = _OVERSHOOT_TIME.value
     rng = np.random.default_rng(0)
     over = []
+    count, parallel = thread_spec(threads)
     for k in range(_OVERSHOOT_GAMES.value):
         bots = [SMMCTSBot(game, p, selector=_SELECTOR.value, iterations=None, time_limit=t,
-                          seed=100 * k + p, threads=threads, engine=_ENGINE.value)
+                          seed=100 * k + p, threads=count, parallel=parallel,
+                          engine=_ENGINE.value)
                 for p in (0, 1)]
         state = game.new_initial_state()
         moves = 0
@@ -265,7 +281,7 @@ def per_move_lines(game_string: str, r: dict[str, float], baseline: str) -> str:
     return lines
 
 
-def per_move_kept(game, state, threads: int) -> float:
+def per_move_kept(game, state, threads: str) -> float:
     """Median root iterations of ``--move_time`` moves from ``state`` of one SMMCTSBot kept
     from move to move (its tree cleared before each, its arrays and threads kept), each
     after a pause as long as the move."""
@@ -280,7 +296,7 @@ def per_move_kept(game, state, threads: int) -> float:
     return statistics.median(counts)
 
 
-def all_games_row(game_string: str, thread_counts: list[int]) -> dict:
+def all_games_row(game_string: str, thread_counts: list[str]) -> dict:
     """One game of --all_games: rates, ratios and overshoots (see the module docstring)."""
     game = load(game_string)
     turn_based = pyspiel.convert_to_turn_based(game)
@@ -289,7 +305,7 @@ def all_games_row(game_string: str, thread_counts: list[int]) -> dict:
     baseline, refused = baseline_for(turn_based)
     engine = ("kernel" if _ENGINE.value == "auto" and kernels.kernel_for(game) is not None
               else "generic")
-    usable = [n for n in thread_counts if n == 1 or engine == "kernel"]
+    usable = [n for n in thread_counts if n == "1" or engine == "kernel"]
     n = _PYTHON_ITERATIONS.value if baseline == "python" else _ITERATIONS.value
     for threads in usable:
         ours(game, state, 0, iterations=10, threads=threads)[1]()  # load the engine
@@ -338,7 +354,7 @@ def all_games_row(game_string: str, thread_counts: list[int]) -> dict:
     return row
 
 
-def all_games_main(thread_counts: list[int]) -> None:
+def all_games_main(thread_counts: list[str]) -> None:
     games = [g for g in ALL_GAMES if _ONLY.value is None or re.search(_ONLY.value, g)]
     print(f"{_REPEATS.value} repeats of {_ITERATIONS.value:,} iterations (Python MCTSBot "
           f"baseline: {_PYTHON_ITERATIONS.value:,}); selector "
@@ -381,19 +397,17 @@ def all_games_main(thread_counts: list[int]) -> None:
         per_move = [r[f"threads{threads}_per_move_ratio"] for r in rows
                     if not np.isnan(r[f"threads{threads}_per_move_ratio"])]
         print(f"min_per_move_ratio_vs_cpp_threads{threads}={min(per_move, default=np.nan):.2f}")
-    medians = [r[f"threads{k}_overshoot_median_ms"] for r in rows for k in thread_counts]
-    print(f"max_median_overshoot_ms={np.nanmax(medians) if medians else np.nan:.2f}")
+    medians = [m for r in rows for k in thread_counts
+               if not np.isnan(m := r[f"threads{k}_overshoot_median_ms"])]
+    print(f"max_median_overshoot_ms={max(medians, default=np.nan):.2f}")  # nan: no games
 
 
 def main(argv):
     del argv
     if _ALL_GAMES.value:
-        try:
-            thread_counts = [int(k) for k in _THREADS.value]
-        except ValueError:
-            raise app.UsageError(f"--threads must be integers, got {_THREADS.value}",
-                                 exitcode=2) from None
-        all_games_main(thread_counts)
+        for spec in _THREADS.value:
+            thread_spec(spec)  # a usage error now rather than after the first games
+        all_games_main(list(_THREADS.value))
         return
     print(f"{_REPEATS.value} repeats; budgets: {_ITERATIONS.value} (ours vs C++), "
           f"{_PYTHON_ITERATIONS.value} (Python MCTSBot); selector "

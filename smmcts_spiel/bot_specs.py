@@ -8,7 +8,8 @@ A spec is ``name`` or ``name(key=value,...)``; :func:`make_bot` builds a fresh, 
                                                     heuristic (kernel engine), rollout,
                                                     goofspiel or oshi_zumo (Python, generic
                                                     engine); rollouts=N playouts per leaf;
-                                                    threads=N trees searched at once
+                                                    threads=N trees searched at once;
+                                                    parallel=tree: N threads grow one tree
     mmcts(training_iterations=100000,gamma=0.1)     MMCTSBot, trained when built
     mmcts(file=trees/x.npz,final_strategy=empirical)  MMCTSBot on a saved Phantom TTT search
     belief_sampler                                  the Belief Sampler (Phantom TTT)
@@ -49,7 +50,8 @@ from smmcts_spiel.search import evaluators
 BOT_PARAMS: dict[str, dict[str, type]] = {
     "smmcts": {"selector": str, "gamma": float, "c": float, "iterations": int,
                "time_limit": float, "final_strategy": str, "threshold": float,
-               "evaluator": str, "rollouts": int, "engine": str, "threads": int},
+               "evaluator": str, "rollouts": int, "engine": str, "threads": int,
+               "parallel": str},
     "mmcts": {"training_iterations": int, "gamma": float, "iterations": int,
               "final_strategy": str, "engine": str, "train_from": str, "file": str},
     "belief_sampler": {},

@@ -123,7 +123,7 @@ def test_the_expansion_rule_picks_the_target_th_untried_joint_action(width):
         a = ta.untried_joint_action(pool, 0, width, untried, u)
         assert a == np.flatnonzero(pool[:width] < 0)[min(int(u * untried), untried - 1)]
         pool[a] = 0
-        ta.count_child(pool, 0, width, a)
+        ta.count_child(pool, 0, width, a, False)
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")

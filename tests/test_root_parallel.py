@@ -53,7 +53,7 @@ def test_a_tree_whose_thread_has_not_started_is_searched_by_the_caller():
     free, held = (SMMCTSBot(game, 0, iterations=3_001, seed=7, threads=2) for _ in range(2))
     release = threading.Event()
     blocker = root_parallel._Task(release.wait)
-    held.search._threads[0].start(blocker)  # the tree's thread is busy until released
+    held.search._team._threads[0].start(blocker)  # the tree's thread is busy until released
     timer = threading.Timer(120, release.set)  # a failure, not a hang, if the move waits
     timer.start()
     try:
@@ -129,7 +129,7 @@ def test_tree_threads_are_bound_to_other_cores_than_the_caller():
     rebound in a move only if the caller now runs on its core."""
     cores = sorted(os.sched_getaffinity(0))
     bot = SMMCTSBot(pyspiel.load_game(OSHI), 0, iterations=200, seed=0, threads=2)
-    thread_id = bot.search._threads[0].native_id
+    thread_id = bot.search._team._threads[0].native_id
     bound = os.sched_getaffinity(thread_id)  # before any move
     assert len(bound) == 1 and bound <= set(cores)
     (core,) = bound
@@ -141,7 +141,8 @@ def test_tree_threads_are_bound_to_other_cores_than_the_caller():
         assert os.sched_getaffinity(thread_id) == {core}  # not moved
         os.sched_setaffinity(0, {core})  # the caller moves to the thread's core
         bot.step(state)
-        assert os.sched_getaffinity(thread_id) == {other} and bot.search._threads[0].core == other
+        assert os.sched_getaffinity(thread_id) == {other}
+        assert bot.search._team._threads[0].core == other
         # Cores for threads, from a known core: another one; with that core alone, that one.
         assert root_parallel.cores_for(1, cores) == [other]
         assert root_parallel.cores_for(1, [core]) == [core]
@@ -160,7 +161,7 @@ def test_threads_start_at_once_after_a_tree_without_an_entry_count(monkeypatch):
     searches = [ArraySMMCTS(game, seed=k) for k in range(2)]
     assert not hasattr(searches[0], "entered")
     search = root_parallel.RootParallelSearch(searches)
-    thread = search._threads[0]
+    thread = search._team._threads[0]
     try:
         ran = threading.Event()
         task = root_parallel._Task(ran.set)

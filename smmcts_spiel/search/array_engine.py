@@ -121,6 +121,7 @@ def _advance(budget, kind, n1, n2, value, floats, nodes_i, nodes_f, pool, slots,
     the arrays and call again with the same arguments; TOO_DEEP: the same for the path.
     """
     done = 0
+    in_slots = np.empty((0, 1))  # back_up: the sampling distributions are in PROB slots
     mode = ints[MODE]
     node = ints[NODE]
     depth = ints[DEPTH]
@@ -138,12 +139,13 @@ def _advance(budget, kind, n1, n2, value, floats, nodes_i, nodes_f, pool, slots,
                 or counters[SLOTS_USED] + n1 + 1 > slots.shape[1]):
             return FULL, node, ints[ACTION], done
         child = ta.new_node(kind, value if kind == TERMINAL else 0.0, nodes_i, nodes_f,
-                            counters)
+                            counters, False)
         if kind == CHANCE:
-            ta.open_node(child, n1, 1, 0, nodes_i, pool, slots, counters)
+            children = ta.open_node(child, n1, 1, 0, nodes_i, pool, slots, counters, False)
             s = nodes_i[SLOT, child]
             for o in range(n1):
                 slots[PROB, s + o] = floats[PROBS + o]
+            ta.mark_open(child, children, nodes_i)
         else:
             nodes_i[N1, child] = n1
             nodes_i[N2, child] = n2
@@ -158,10 +160,14 @@ def _advance(budget, kind, n1, n2, value, floats, nodes_i, nodes_f, pool, slots,
             node = child
             mode = AT_NODE
         else:
-            ta.expand(node, ints[ACTION], child, value, selector, track_average, floats,
-                      nodes_i, nodes_f, pool, slots)
-            ta.back_up(depth, value, path_node, path_i, path_j, mean_variant, selector,
-                       track_average, floats, nodes_i, nodes_f, pool, slots)
+            s = nodes_i[SLOT, node]
+            n1 = nodes_i[N1, node]
+            n2 = nodes_i[N2, node]
+            ta.expand(node, ints[ACTION], child, value, slots[PROB, s:s + n1],
+                      slots[PROB, s + n1:s + n1 + n2], selector, track_average, floats,
+                      nodes_i, nodes_f, pool, slots, False)
+            ta.back_up(depth, value, path_node, path_i, path_j, in_slots, mean_variant,
+                       selector, track_average, floats, nodes_i, nodes_f, pool, slots)
             done += 1
             mode = IDLE
     gamma = floats[GAMMA]
@@ -176,8 +182,9 @@ def _advance(budget, kind, n1, n2, value, floats, nodes_i, nodes_f, pool, slots,
             mode = AT_NODE
         kind = nodes_i[KIND, node]
         if kind == TERMINAL:
-            ta.back_up(depth, nodes_f[U1, node], path_node, path_i, path_j, mean_variant,
-                       selector, track_average, floats, nodes_i, nodes_f, pool, slots)
+            ta.back_up(depth, nodes_f[U1, node], path_node, path_i, path_j, in_slots,
+                       mean_variant, selector, track_average, floats, nodes_i, nodes_f, pool,
+                       slots)
             done += 1
             mode = IDLE
             continue
@@ -188,7 +195,8 @@ def _advance(budget, kind, n1, n2, value, floats, nodes_i, nodes_f, pool, slots,
                     or counters[SLOTS_USED] + n1 + n2 > slots.shape[1]):
                 ints[MODE], ints[NODE], ints[DEPTH] = AT_NODE, node, depth
                 return FULL, node, -1, done
-            ta.open_node(node, n1, n2, 0, nodes_i, pool, slots, counters)
+            ta.mark_open(node, ta.open_node(node, n1, n2, 0, nodes_i, pool, slots, counters,
+                                            False), nodes_i)
         if depth >= length:
             ints[MODE], ints[NODE], ints[DEPTH] = AT_NODE, node, depth
             return TOO_DEEP, node, -1, done

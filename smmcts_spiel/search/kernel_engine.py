@@ -29,6 +29,7 @@ import numpy as np
 import pyspiel
 
 from smmcts_spiel.games import kernels
+from smmcts_spiel.search import root_parallel
 from smmcts_spiel.search import tree_arrays as ta
 from smmcts_spiel.search.smmcts import check_game
 from smmcts_spiel.search.tree_arrays import (
@@ -59,25 +60,32 @@ from smmcts_spiel.search.tree_arrays import (
 
 
 @ta.inlined
-def _new_node(code, state, params, data, nodes_i, nodes_f, counters):
+def _new_node(code, state, params, data, nodes_i, nodes_f, counters, shared):
     kind = kernels.status(code, state, params, data)
     u1 = kernels.returns(code, state, params, data) if kind == TERMINAL else 0.0
-    return ta.new_node(kind, u1, nodes_i, nodes_f, counters)
+    return ta.new_node(kind, u1, nodes_i, nodes_f, counters, shared)
 
 
 @ta.inlined
 def _open(node, code, state, params, data, nodes_i, pool, slots, counters, actions_out, outcomes,
-          outcome_probs):
-    """First visit of a node: its children table, its actions and its statistics."""
+          outcome_probs, shared):
+    """First visit of a node: its children table, its actions and its statistics; returns
+    the children table's pool offset. ``shared`` (tree parallelism): the thread that claims
+    the node (``CHILD``: -1 -> -2, by compare-and-swap) opens it; another one waits for it
+    to be published (a few hundred nanoseconds: legal actions and the tables)."""
+    if shared and not ta.compare_and_swap(nodes_i[CHILD], node, -1, -2):
+        return ta.published_child(nodes_i[CHILD], node)
     if nodes_i[KIND, node] == CHANCE:
         n1 = kernels.chance_outcomes(code, state, params, data, outcomes, outcome_probs)
-        a0 = ta.open_node(node, n1, 1, n1 + 1, nodes_i, pool, slots, counters)
+        c0 = ta.open_node(node, n1, 1, n1 + 1, nodes_i, pool, slots, counters, shared)
+        a0 = nodes_i[ACTIONS, node]
         s = nodes_i[SLOT, node]
         for o in range(n1):
             pool[a0 + o] = outcomes[o]
             slots[PROB, s + o] = outcome_probs[o]
         pool[a0 + n1] = -1
-        return
+        ta.mark_open(node, c0, nodes_i)
+        return c0
     n1 = kernels.legal_actions(code, state, params, data, 0, actions_out)
     n2 = kernels.legal_actions(code, state, params, data, 1, actions_out[max(n1, 1):])
     if n1 == 0:
@@ -86,16 +94,25 @@ def _open(node, code, state, params, data, nodes_i, pool, slots, counters, actio
     if n2 == 0:
         actions_out[n1] = -1
         n2 = 1
-    a0 = ta.open_node(node, n1, n2, n1 + n2, nodes_i, pool, slots, counters)
+    c0 = ta.open_node(node, n1, n2, n1 + n2, nodes_i, pool, slots, counters, shared)
+    a0 = nodes_i[ACTIONS, node]
     for a in range(n1 + n2):
         pool[a0 + a] = actions_out[a]
+    ta.mark_open(node, c0, nodes_i)
+    return c0
 
 
 @ta.inlined
 def _iteration(root, root_state, code, params, data, evaluator, selector, mean_variant,
                track_average, config, nodes_i, nodes_f, pool, slots, counters, rng, state,
-               path_node, path_i, path_j, actions_out, outcomes, outcome_probs):
-    """One iteration of Alg. 1 from the root: descend (replaying the moves), then back up."""
+               path_node, path_i, path_j, path_probs, actions_out, outcomes, outcome_probs,
+               shared):
+    """One iteration of Alg. 1 from the root: descend (replaying the moves), then back up.
+
+    The players' sampling distributions go to this thread's ``path_probs`` (one row per
+    depth), not to the tree. ``shared``: other threads search the same tree (tree
+    parallelism): nodes, children and pool entries are claimed atomically and published
+    with release stores (:mod:`.tree_arrays`); the statistics are updated without locks."""
     for k in range(len(state)):
         state[k] = root_state[k]
     node = root
@@ -108,53 +125,64 @@ def _iteration(root, root_state, code, params, data, evaluator, selector, mean_v
         if kind == TERMINAL:
             u = nodes_f[U1, node]
             break
-        if nodes_i[CHILD, node] < 0:
-            _open(node, code, state, params, data, nodes_i, pool, slots, counters, actions_out,
-                  outcomes, outcome_probs)
-        c0 = nodes_i[CHILD, node]
+        c0 = ta.acquire_load(nodes_i[CHILD], node)
+        if c0 < 0:
+            c0 = _open(node, code, state, params, data, nodes_i, pool, slots, counters,
+                       actions_out, outcomes, outcome_probs, shared)
         n1 = nodes_i[N1, node]
         s = nodes_i[SLOT, node]
         a0 = nodes_i[ACTIONS, node]
         if kind == CHANCE:
             o = ta.sample_index(slots[PROB, s:s + n1], rng.random())
             kernels.apply_chance(code, state, params, data, pool[a0 + o])
-            child = pool[c0 + o]
+            child = ta.acquire_load(pool, c0 + o)
             if child < 0:
-                child = _new_node(code, state, params, data, nodes_i, nodes_f, counters)
-                pool[c0 + o] = child
+                if not shared or ta.compare_and_swap(pool, c0 + o, -1, -2):
+                    child = _new_node(code, state, params, data, nodes_i, nodes_f, counters,
+                                      shared)
+                    ta.release_store(pool, c0 + o, child)
+                else:
+                    child = ta.published_child(pool, c0 + o)
             path_node[depth] = node
             depth += 1
             node = child
             continue
         n2 = nodes_i[N2, node]
-        if nodes_i[EXPANDED, node] < n1 * n2:
+        width = n1 * n2
+        if nodes_i[EXPANDED, node] < width:
             # Expansion: a uniformly random joint action among those never tried.
-            a = ta.untried_joint_action(pool, c0, n1 * n2, n1 * n2 - nodes_i[EXPANDED, node],
-                                        rng.random())
-            kernels.apply_actions(code, state, params, data, pool[a0 + a // n2],
-                                  pool[a0 + n1 + a % n2])
-            child = _new_node(code, state, params, data, nodes_i, nodes_f, counters)
-            if nodes_i[KIND, child] == TERMINAL:
-                u = nodes_f[U1, child]
+            if shared:
+                a = ta.claim_untried(node, c0, width, nodes_i, pool, rng)
             else:
-                u = kernels.evaluate(code, evaluator, state, params, data, rng)
-            ta.expand(node, a, child, u, selector, track_average, config, nodes_i, nodes_f,
-                      pool, slots)
-            break
+                a = ta.untried_joint_action(pool, c0, width, width - nodes_i[EXPANDED, node],
+                                            rng.random())
+            if a >= 0:
+                kernels.apply_actions(code, state, params, data, pool[a0 + a // n2],
+                                      pool[a0 + n1 + a % n2])
+                child = _new_node(code, state, params, data, nodes_i, nodes_f, counters,
+                                  shared)
+                if nodes_i[KIND, child] == TERMINAL:
+                    u = nodes_f[U1, child]
+                else:
+                    u = kernels.evaluate(code, evaluator, state, params, data, rng)
+                ta.expand(node, a, child, u, path_probs[depth, :n1],
+                          path_probs[depth, n1:n1 + n2], selector, track_average, config,
+                          nodes_i, nodes_f, pool, slots, shared)
+                break
         u1 = rng.random() if n1 > 1 else 0.0
         i = ta.select(selector, slots[STAT, s:s + n1], slots[COUNT, s:s + n1], gamma, c,
-                      slots[PROB, s:s + n1], u1)
+                      path_probs[depth, :n1], u1)
         u2 = rng.random() if n2 > 1 else 0.0
         j = ta.select(selector, slots[STAT, s + n1:s + n1 + n2],
-                      slots[COUNT, s + n1:s + n1 + n2], gamma, c, slots[PROB, s + n1:s + n1 + n2],
+                      slots[COUNT, s + n1:s + n1 + n2], gamma, c, path_probs[depth, n1:n1 + n2],
                       u2)
         kernels.apply_actions(code, state, params, data, pool[a0 + i], pool[a0 + n1 + j])
         path_node[depth] = node
         path_i[depth] = i
         path_j[depth] = j
         depth += 1
-        node = pool[c0 + i * n2 + j]
-    return ta.back_up(depth, u, path_node, path_i, path_j, mean_variant, selector,
+        node = ta.published_child(pool, c0 + i * n2 + j)
+    return ta.back_up(depth, u, path_node, path_i, path_j, path_probs, mean_variant, selector,
                       track_average, config, nodes_i, nodes_f, pool, slots)
 
 
@@ -162,24 +190,30 @@ def _iteration(root, root_state, code, params, data, evaluator, selector, mean_v
 @numba.njit(cache=True, error_model="numpy", _nrt=False, nogil=True)  # type: ignore[call-overload]
 def _run(iterations, root, root_state, code, params, data, evaluator, selector, mean_variant,
          track_average, config, nodes_i, nodes_f, pool, slots, counters, rng, state, path_node,
-         path_i, path_j, actions_out, outcomes, outcome_probs, node_room, pool_room, entered):
-    """Run up to ``iterations`` iterations; stops early when the arrays may overflow.
+         path_i, path_j, path_probs, actions_out, outcomes, outcome_probs, node_room, pool_room,
+         entered, claimed, shared):
+    """Run iterations while fewer than ``iterations`` are claimed (``claimed[0]``, taken
+    one at a time: atomically if ``shared``, where several threads run this on one tree and
+    share the budget); stops early when the arrays may overflow.
 
-    ``node_room`` / ``pool_room``: the most nodes / pool (and slot) entries one iteration
-    can add. ``entered[0]`` counts the calls, incremented once the interpreter lock is
-    released (root parallelism wakes a tree's thread on it). Returns the number of
-    iterations done.
+    ``node_room`` / ``pool_room``: the most nodes / pool (and slot) entries the iterations
+    in flight (one per thread) can add. ``entered[0]`` counts the calls, incremented once
+    the interpreter lock is released (another tree's thread waits for it to take its task).
+    Returns the number of iterations this call did.
     """
     entered[0] += 1
     done = 0
-    while done < iterations:
-        if (counters[NUM_NODES] + node_room > nodes_i.shape[1]
-                or counters[POOL_USED] + pool_room > len(pool)
-                or counters[SLOTS_USED] + pool_room > slots.shape[1]):
+    while True:
+        if (ta.acquire_load(counters, NUM_NODES) + node_room > nodes_i.shape[1]
+                or ta.acquire_load(counters, POOL_USED) + pool_room > len(pool)
+                or ta.acquire_load(counters, SLOTS_USED) + pool_room > slots.shape[1]):
+            break
+        if ta.take(claimed, 0, 1, shared) >= iterations:
             break
         _iteration(root, root_state, code, params, data, evaluator, selector, mean_variant,
                    track_average, config, nodes_i, nodes_f, pool, slots, counters, rng, state,
-                   path_node, path_i, path_j, actions_out, outcomes, outcome_probs)
+                   path_node, path_i, path_j, path_probs, actions_out, outcomes, outcome_probs,
+                   shared)
         done += 1
     return done
 
@@ -215,7 +249,7 @@ def _replay(code, params, data, history, state, actions_out):
 
 @numba.njit(cache=True)
 def _new_root(code, state, params, data, nodes_i, nodes_f, counters):
-    return _new_node(code, state, params, data, nodes_i, nodes_f, counters)
+    return _new_node(code, state, params, data, nodes_i, nodes_f, counters, False)
 
 
 # The compiled functions that call a kernel, and those of them numba caches on disk.
@@ -259,20 +293,47 @@ def compiled_for(module: types.ModuleType) -> types.SimpleNamespace:
 KernelNode = ArrayNode
 
 
+class _ThreadArrays:
+    """What each thread searching a tree has of its own: its random stream, the game state
+    it replays, its path (nodes, actions and sampling distributions) and scratch arrays."""
+
+    def __init__(self, kernel, rng: np.random.Generator):
+        self.rng = rng
+        self.state = np.zeros_like(kernel.initial_state())
+        self.path = np.zeros((3, kernel.max_depth + 1), np.int64)
+        self.probs = np.zeros((kernel.max_depth + 1, 2 * kernel.max_actions))
+        self.actions = np.zeros(2 * kernel.max_actions + 2, np.int64)
+        self.outcomes = np.zeros(kernel.max_chance_outcomes, np.int64)
+        self.outcome_probs = np.zeros(kernel.max_chance_outcomes)
+        self.entered = np.zeros(1, np.int64)  # calls of the compiled iterations (_run)
+        self.done = 0  # iterations of its last run
+
+
 class KernelSMMCTS(ArrayTreeSearch):
     """SM-MCTS on a game kernel; the interface of :class:`.smmcts.SMMCTS`.
 
     Args as :class:`.smmcts.SMMCTS`, except that the evaluator is the name of one of the
     kernel's compiled leaf evaluators (:data:`smmcts_spiel.games.kernels.EVALUATORS`):
-    "random_rollout" (default) or "heuristic". Raises ValueError if the game has no kernel.
+    "random_rollout" (default) or "heuristic", and:
+
+      threads: threads growing this one tree at once (tree parallelism), each with its own
+        random stream (seeded from ``seed``) and scratch arrays, on threads bound to other
+        cores (:class:`.root_parallel.ThreadTeam`). Nodes and children are claimed
+        atomically, so the tree is always well formed; the statistics are updated without
+        locks (a rare lost update, which changes nothing that matters), and an iteration
+        budget is met exactly in total. Not reproducible with more than one thread: which
+        thread gets which iteration, and so the tree, depends on timing.
+
+    Raises ValueError if the game has no kernel.
     """
 
     def __init__(self, game: pyspiel.Game, selector: str = "rm", gamma: float | None = None,
                  c: float | None = None, final_strategy: str = "empirical",
                  evaluator: str = "random_rollout", seed: int | None = None,
                  initial_nodes: int = 1 << 16, threshold: float = 0.0,
-                 max_memory: int = ta.DEFAULT_MAX_MEMORY):
+                 max_memory: int = ta.DEFAULT_MAX_MEMORY, threads: int = 1):
         check_game(game)
+        threads = root_parallel.check_threads(threads)
         kernel = kernels.kernel_for(game)
         if kernel is None:
             raise ValueError(f"no game kernel covers {game}: use smmcts_spiel.search."
@@ -284,24 +345,29 @@ class KernelSMMCTS(ArrayTreeSearch):
         joint = kernel.max_actions ** 2
         width = (joint + ta.block_count(ta.DECISION, joint) + 2 * kernel.max_actions
                  + 2 * kernel.max_chance_outcomes)
+        # Room for one iteration in flight per thread (see _run).
         super().__init__(game, selector, gamma, c, final_strategy,
-                         node_room=kernel.max_depth + 1,
-                         pool_room=(kernel.max_depth + 1) * width, initial_nodes=initial_nodes,
-                         assumed_rate=2e6, threshold=threshold, max_memory=max_memory)
+                         node_room=threads * (kernel.max_depth + 1),
+                         pool_room=threads * (kernel.max_depth + 1) * width,
+                         initial_nodes=initial_nodes, assumed_rate=2e6 * threads,
+                         threshold=threshold, max_memory=max_memory)
         self.kernel = kernel
         self._compiled = (compiled_for(kernel.module) if kernel.code == kernels.USER_CODE
                           else _BUILT_IN)
         self.evaluator = evaluator
         self._evaluator_code = kernels.EVALUATORS[evaluator]
-        self._rng = np.random.default_rng(seed)
-        self._state = np.zeros_like(kernel.initial_state())
-        self._root_state = self._state.copy()
+        self.threads = threads
+        self._config[ta.SHARED] = float(threads > 1)
+        rngs = ([np.random.default_rng(seed)] if threads == 1 else
+                [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(threads)])
+        self._per_thread = [_ThreadArrays(kernel, rng) for rng in rngs]
+        self._actions = self._per_thread[0].actions
+        self._root_state = self._per_thread[0].state.copy()
         self._root_state_history: list[int] | None = None
-        self._path = np.zeros((3, kernel.max_depth + 1), np.int64)
-        self._actions = np.zeros(2 * kernel.max_actions + 2, np.int64)
-        self._outcomes = np.zeros(kernel.max_chance_outcomes, np.int64)
-        self._outcome_probs = np.zeros(kernel.max_chance_outcomes)
-        self.entered = np.zeros(1, np.int64)  # calls of the compiled iterations (_run)
+        self.entered = self._per_thread[0].entered
+        self._claimed = np.zeros(1, np.int64)  # iterations claimed in a run (_run)
+        self._team = (root_parallel.ThreadTeam(threads - 1, self.entered) if threads > 1
+                      else None)
         self._load_compiled_code()
 
     def _load_compiled_code(self) -> None:
@@ -349,14 +415,30 @@ class KernelSMMCTS(ArrayTreeSearch):
         self._root_state_history = list(history)  # the state _root_state holds
 
     def _iterate(self, root: int, iterations: int) -> int:
-        kernel = self.kernel
-        done = self._compiled.run(
-            iterations, root, self._root_state, kernel.code, kernel.params, kernel.data,
-            self._evaluator_code, self._selector_code, self.propagate_mean, self._track_average,
-            self._config, self.nodes_i, self.nodes_f, self.pool, self.slots, self.counters,
-            self._rng, self._state, self._path[0], self._path[1], self._path[2], self._actions,
-            self._outcomes, self._outcome_probs, self._node_room, self._pool_room, self.entered)
+        self._claimed[0] = 0
+        for arrays in self._per_thread:
+            arrays.done = 0
+        shared = self.threads > 1
+        runs = [functools.partial(self._run_thread, arrays, root, iterations, shared)
+                for arrays in self._per_thread]
+        if self._team is None:
+            runs[0]()
+        else:
+            self._team.run(runs[0], runs[1:])
+        done = sum(arrays.done for arrays in self._per_thread)
         if done < iterations:
             self._grow()
         return done
 
+    def _run_thread(self, arrays: _ThreadArrays, root: int, iterations: int,
+                    shared: bool) -> None:
+        """One thread's iterations of a run (``iterations`` is all threads' budget)."""
+        kernel = self.kernel
+        path = arrays.path
+        arrays.done = self._compiled.run(
+            iterations, root, self._root_state, kernel.code, kernel.params, kernel.data,
+            self._evaluator_code, self._selector_code, self.propagate_mean, self._track_average,
+            self._config, self.nodes_i, self.nodes_f, self.pool, self.slots, self.counters,
+            arrays.rng, arrays.state, path[0], path[1], path[2], arrays.probs, arrays.actions,
+            arrays.outcomes, arrays.outcome_probs, self._node_room, self._pool_room,
+            arrays.entered, self._claimed, shared)

@@ -27,15 +27,15 @@ import queue
 import threading
 import time
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numba
-import numba.extending
 import numpy as np
 import pyspiel
 
 from smmcts_spiel import checks
 from smmcts_spiel.search.smmcts import SearchPolicy, final_probabilities, strategy_at
+from smmcts_spiel.search.tree_arrays import acquire_load
 
 
 def check_threads(threads) -> int:
@@ -173,23 +173,12 @@ def _bind(thread_id: int, core: int | None) -> bool:
     return True
 
 
-@numba.extending.intrinsic
-def _acquire_load(typingctx, flags, index):
-    """``flags[index]`` read as an atomic load: read again on every call, never kept in a
-    register across a loop, so one thread sees another thread's store."""
-    def codegen(context, builder, signature, args):
-        array = context.make_array(signature.args[0])(context, builder, args[0])
-        address = builder.gep(array.data, [args[1]])
-        return builder.load_atomic(address, "acquire", 8)
-    return numba.types.int64(flags, numba.types.intp), codegen
-
-
 @numba.njit(nogil=True, cache=True)
 def _spin_until(counter, above, spins):
     """Whether ``counter[0]`` exceeded ``above`` within ``spins`` polls, without the
     interpreter lock."""
     for _ in range(spins):
-        if _acquire_load(counter, 0) > above:  # type: ignore[call-arg]
+        if acquire_load(counter, 0) > above:
             return True
     return False
 
@@ -204,15 +193,15 @@ def _await_task(posted, taken, entered, moves, spins):
     (``moves[0]`` changes without a task of its own), whose cores it would take. Whether a
     task came. Sets ``posted[2]`` on entry (the thread is polling)."""
     posted[2] = 1
-    seen: int = _acquire_load(moves, 0)  # type: ignore[call-arg]
+    seen: int = acquire_load(moves, 0)
     for _ in range(spins):
-        if _acquire_load(posted, 0) <= taken:
-            if _acquire_load(moves, 0) == seen:
+        if acquire_load(posted, 0) <= taken:
+            if acquire_load(moves, 0) == seen:
                 continue
-            if _acquire_load(posted, 0) <= taken:
+            if acquire_load(posted, 0) <= taken:
                 return False  # another search's move: sleep until a task comes
         for _ in range(spins):
-            if _acquire_load(entered, 0) >= _acquire_load(posted, 1):
+            if acquire_load(entered, 0) >= acquire_load(posted, 1):
                 break
         return True
     return False
@@ -343,6 +332,61 @@ class _TreeThread:
         posted[0] += 1
 
 
+class ThreadTeam:
+    """``count`` threads kept from move to move, each bound to another core than the
+    calling thread's (:class:`_TreeThread`), that run a call's tasks at once with the
+    caller: one tree each (root parallelism) or one share of one tree's iterations each
+    (tree parallelism, :class:`.kernel_engine.KernelSMMCTS`).
+
+    ``entered``: the caller's count of calls into its compiled iterations
+    (``KernelSMMCTS.entered``; None: not compiled); a posted task starts once it went up.
+    """
+
+    def __init__(self, count: int, entered: np.ndarray | None):
+        _spin_until(np.ones(1, np.int64), 0, 1)  # load the compiled code now, not in a move
+        self._cores = sorted(os.sched_getaffinity(0))
+        self._threads = [_TreeThread(entered, core) for core in cores_for(count, self._cores)]
+
+    def run(self, first: Callable[[], object], others: Sequence[Callable[[], object]],
+            take_over: bool = True) -> None:
+        """Run ``first`` on the calling thread and each of ``others`` (at most ``count``) on
+        a thread of the team, at once; return when all are done, raising the first error.
+        ``take_over``: a task whose thread has not started it when the caller is done is run
+        by the caller instead of waited for (only for tasks whose result does not depend on
+        when they run: an iteration budget)."""
+        threads = self._threads[:len(others)]
+        self._place(threads)
+        tasks = [_Task(task) for task in others]
+        for thread, task in zip(threads, tasks):
+            thread.start(task)
+        _MOVES[0] += 1  # after the posts: this team's own threads keep polling
+        try:
+            first()
+        except BaseException:
+            for task in tasks:  # no task may still run when the error leaves
+                task.wait(0.0)
+            raise
+        for task in tasks:
+            if not take_over or not task.run():
+                task.wait(MAX_SPIN_SECONDS)
+        errors = [task.error for task in tasks if task.error is not None]
+        if errors:
+            raise errors[0]
+
+    def _place(self, threads: Sequence[_TreeThread]) -> None:
+        """Rebind the threads that are bound to the caller's current core (or not
+        bound) to other cores of the process's when the team was built, which the others
+        do not take while there are enough (``cores_for``); the others stay where they are
+        (moving a thread in a move delays it)."""
+        here = _current_core()
+        moved = [t for t in threads if t.core is None or t.core == here]
+        if here is None or not moved:
+            return
+        kept = [t.core for t in threads if t not in moved and t.core is not None]
+        for thread, core in zip(moved, cores_for(len(moved), self._cores, kept)):
+            thread.bind(core)
+
+
 class RootParallelSearch:
     """``len(searches)`` independent searches of one game run at once, read as one; the
     interface of :class:`.smmcts.SMMCTS` (``run``, ``set_root``, ``find``, ``strategy``,
@@ -365,13 +409,9 @@ class RootParallelSearch:
         self.exploration = first.exploration
         self.threshold = first.threshold
         self.last_iterations = 0
-        _spin_until(np.ones(1, np.int64), 0, 1)  # load the compiled code now, not in a move
         # One thread of its own per tree after the first (which the caller searches), each
         # bound to another core than the caller's now.
-        entered = getattr(first, "entered", None)
-        self._cores = sorted(os.sched_getaffinity(0))
-        self._threads = [_TreeThread(entered, core)
-                         for core in cores_for(len(self.searches) - 1, self._cores)]
+        self._team = ThreadTeam(len(self.searches) - 1, getattr(first, "entered", None))
 
     @property
     def root(self) -> MergedNode | None:
@@ -394,42 +434,12 @@ class RootParallelSearch:
         # the compiled iterations, which release the interpreter lock.
         runs = [self.searches[k].prepared_run(state, shares[k], time_limit, started)
                 for k in busy]
-        threads = [self._threads[k - 1] for k in busy[1:]]
-        self._place(threads)
-        tasks = [_Task(search) for search in runs[1:]]
-        for thread, task in zip(threads, tasks):
-            thread.start(task)
-        _MOVES[0] += 1  # after the posts: this search's own threads keep polling
-        try:
-            runs[0]()
-        except BaseException:
-            for task in tasks:  # no tree may still be searched when the error leaves
-                task.wait(0.0)
-            raise
-        for task in tasks:
-            # Under an iteration budget each tree's work is fixed, so which thread searches
-            # it changes nothing: a tree whose thread has not woken yet is searched here
-            # rather than waited for.
-            if iterations is None or not task.run():
-                task.wait(MAX_SPIN_SECONDS)
-        errors = [task.error for task in tasks if task.error is not None]
-        if errors:
-            raise errors[0]
+        # Trees with a share come first (split_budget); under an iteration budget each
+        # tree's work is fixed, so which thread searches it changes nothing: a tree whose
+        # thread has not woken yet is searched by the caller rather than waited for.
+        self._team.run(runs[0], runs[1:], take_over=iterations is not None)
         self.last_iterations = sum(self.searches[k].last_iterations for k in busy)
         return self._searched_root()
-
-    def _place(self, threads: Sequence[_TreeThread]) -> None:
-        """Rebind the trees' threads that are bound to the caller's current core (or not
-        bound) to other cores of the process's when the search was built, which the others
-        do not take while there are enough (``cores_for``); the others stay where they are
-        (moving a thread in a move delays it)."""
-        here = _current_core()
-        moved = [t for t in threads if t.core is None or t.core == here]
-        if here is None or not moved:
-            return
-        kept = [t.core for t in threads if t not in moved and t.core is not None]
-        for thread, core in zip(moved, cores_for(len(moved), self._cores, kept)):
-            thread.bind(core)
 
     def set_root(self, state: pyspiel.State) -> MergedNode:
         for search in self.searches:

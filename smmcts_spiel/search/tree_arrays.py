@@ -38,6 +38,7 @@ import time
 from collections.abc import Callable
 
 import numba
+import numba.extending
 import numpy as np
 import pyspiel
 from absl import logging
@@ -58,9 +59,10 @@ STAT, COUNT, AVERAGE, PROB = range(4)
 NUM_NODES, POOL_USED, SLOTS_USED = range(3)
 # config (floats): the selectors' parameters; the map of u1 onto [0, 1] (``REWARD_LOW``,
 # ``INV_REWARD_RANGE``: see smmcts.reward_range); regret matching's units (``INV_SCALE``,
-# ``UTILITY_SUM``: see the docstring of smmcts).
-GAMMA, C, INV_SCALE, UTILITY_SUM, REWARD_LOW, INV_REWARD_RANGE = range(6)
-CONFIG_SIZE = 6
+# ``UTILITY_SUM``: see the docstring of smmcts); ``SHARED``: 1.0 where several threads
+# grow the tree (tree parallelism: visits, sums and counts are then added atomically).
+GAMMA, C, INV_SCALE, UTILITY_SUM, REWARD_LOW, INV_REWARD_RANGE, SHARED = range(7)
+CONFIG_SIZE = 7
 
 CHECK_EVERY = 0.002  # seconds between clock checks under a time limit
 BLOCK = 64  # joint actions per block of a wide node's children table (see block_count)
@@ -85,6 +87,112 @@ DEFAULT_MAX_MEMORY = min(4 << 30, _half_the_memory())
 _NODE_BYTES, _POOL_BYTES, _SLOT_BYTES = 2 * 10 * 8 + 4 * 8, 2 * 8, 2 * 4 * 8
 
 inlined = numba.njit(inline="always", error_model="numpy")
+
+
+# ----------------------------------------------------------------------------------------
+# Atomic operations on int64 arrays (tree parallelism: several threads grow one tree).
+
+
+def _element(context, builder, signature, args):
+    array = context.make_array(signature.args[0])(context, builder, args[0])
+    return builder.gep(array.data, [args[1]])
+
+
+@numba.extending.intrinsic
+def _atomic_add(typingctx, array, index, value):
+    """``array[index] += value`` as one atomic step; returns the value before."""
+    def codegen(context, builder, signature, args):
+        return builder.atomic_rmw("add", _element(context, builder, signature, args), args[2],
+                                  "seq_cst")
+    return numba.types.int64(array, numba.types.intp, numba.types.int64), codegen
+
+
+@numba.extending.intrinsic
+def _compare_and_swap(typingctx, array, index, expected, value):
+    """``array[index] = value`` if it holds ``expected``, as one atomic step; whether it did."""
+    def codegen(context, builder, signature, args):
+        pair = builder.cmpxchg(_element(context, builder, signature, args), args[2], args[3],
+                               "seq_cst", "seq_cst")
+        return builder.extract_value(pair, 1)
+    return numba.types.boolean(array, numba.types.intp, numba.types.int64,
+                               numba.types.int64), codegen
+
+
+@numba.extending.intrinsic
+def _acquire_load(typingctx, array, index):
+    """``array[index]`` read as an atomic load: read again on every call (never kept in a
+    register across a loop), and what the writer stored before its release store is seen."""
+    def codegen(context, builder, signature, args):
+        return builder.load_atomic(_element(context, builder, signature, args), "acquire", 8)
+    return numba.types.int64(array, numba.types.intp), codegen
+
+
+@numba.extending.intrinsic
+def _release_store(typingctx, array, index, value):
+    """``array[index] = value`` after every store before it (a reader's acquire load that
+    sees the value sees them too): how a node or child is published to other threads."""
+    def codegen(context, builder, signature, args):
+        builder.store_atomic(args[2], _element(context, builder, signature, args), "release", 8)
+        return context.get_dummy_value()
+    return numba.types.none(array, numba.types.intp, numba.types.int64), codegen
+
+
+@numba.extending.intrinsic
+def _atomic_float_add(typingctx, array, index, value):
+    """``array[index] += value`` (float64) as one atomic step."""
+    def codegen(context, builder, signature, args):
+        builder.atomic_rmw("fadd", _element(context, builder, signature, args), args[2],
+                           "monotonic")
+        return context.get_dummy_value()
+    return numba.types.none(array, numba.types.intp, numba.types.float64), codegen
+
+
+# (mypy reads an intrinsic's typing context as an argument: hence these wrappers.)
+@inlined
+def atomic_add(array, index, value):
+    """``array[index] += value`` as one atomic step; returns the value before."""
+    return _atomic_add(array, index, value)  # type: ignore[call-arg]
+
+
+@inlined
+def compare_and_swap(array, index, expected, value):
+    """``array[index] = value`` if it holds ``expected``, as one atomic step; whether it did."""
+    return _compare_and_swap(array, index, expected, value)  # type: ignore[call-arg]
+
+
+@inlined
+def acquire_load(array, index):
+    """``array[index]`` as an acquire load (see :func:`_acquire_load`)."""
+    return _acquire_load(array, index)  # type: ignore[call-arg]
+
+
+@inlined
+def release_store(array, index, value):
+    """``array[index] = value`` as a release store (see :func:`_release_store`)."""
+    _release_store(array, index, value)  # type: ignore[call-arg]
+
+
+@inlined
+def add(array, index, value, config):
+    """``array[index] += value``, atomically where threads share the tree
+    (``config[SHARED]``): a thread descheduled between reading and writing a plain sum
+    would otherwise write back a value milliseconds old, erasing every update made
+    meanwhile (seen: a node's visits short by thousands on the loaded machine)."""
+    if config[SHARED] != 0.0:
+        _atomic_float_add(array, index, value)  # type: ignore[call-arg]
+    else:
+        array[index] += value
+
+
+@inlined
+def take(array, index, n, shared):
+    """``array[index] += n``, returning the value before: atomic if ``shared`` (another
+    thread may take from the same counter)."""
+    if shared:
+        return atomic_add(array, index, n)
+    old = array[index]
+    array[index] = old + n
+    return old
 rm_probabilities = inlined(selectors.regret_matching_probabilities)
 exp3_probabilities = inlined(selectors.exp3_probabilities)
 sample_index = inlined(selectors.sample_index)
@@ -98,10 +206,10 @@ ucb_index_random_ties = inlined(selectors.ucb_index_random_ties)
 
 
 @inlined
-def new_node(kind, u1, nodes_i, nodes_f, counters):
-    """Append an unopened node of ``kind`` (``u1``: its value if terminal)."""
-    node = counters[NUM_NODES]
-    counters[NUM_NODES] += 1
+def new_node(kind, u1, nodes_i, nodes_f, counters, shared):
+    """Append an unopened node of ``kind`` (``u1``: its value if terminal); ``shared``:
+    other threads append too (the index is taken atomically)."""
+    node = take(counters, NUM_NODES, 1, shared)
     nodes_i[KIND, node] = kind
     nodes_i[N1, node] = 0
     nodes_i[N2, node] = 0
@@ -125,20 +233,18 @@ def block_count(kind, width):
 
 
 @inlined
-def open_node(node, n1, n2, action_room, nodes_i, pool, slots, counters):
+def open_node(node, n1, n2, action_room, nodes_i, pool, slots, counters, shared):
     """Give ``node`` its children table (``n1 * n2`` entries; chance: ``n1``, with ``n2 = 1``)
     and its block counters (:func:`block_count`), ``action_room`` pool entries for its
-    actions (``ACTIONS``; none if 0) and ``n1 + n2`` zeroed slots. Returns the pool offset
-    of the actions."""
+    actions (``ACTIONS``; none if 0) and ``n1 + n2`` zeroed slots (``shared``: taken
+    atomically). Returns the pool offset of the children table, which the caller, once it
+    has written what else the node needs, publishes with :func:`mark_open`."""
     width = n1 if nodes_i[KIND, node] == CHANCE else n1 * n2
     blocks = block_count(nodes_i[KIND, node], width)
-    p = counters[POOL_USED]
-    counters[POOL_USED] += width + blocks + action_room
-    s = counters[SLOTS_USED]
-    counters[SLOTS_USED] += n1 + n2
+    p = take(counters, POOL_USED, width + blocks + action_room, shared)
+    s = take(counters, SLOTS_USED, n1 + n2, shared)
     nodes_i[N1, node] = n1
     nodes_i[N2, node] = n2
-    nodes_i[CHILD, node] = p
     nodes_i[ACTIONS, node] = p + width + blocks if action_room > 0 else -1
     nodes_i[SLOT, node] = s
     for a in range(width):
@@ -150,7 +256,14 @@ def open_node(node, n1, n2, action_room, nodes_i, pool, slots, counters):
         slots[COUNT, s + a] = 0.0
         slots[AVERAGE, s + a] = 0.0
         slots[PROB, s + a] = 0.0
-    return p + width + blocks
+    return p
+
+
+@inlined
+def mark_open(node, children, nodes_i):
+    """Publish an opened node: its children table at pool offset ``children`` (a node is
+    open once ``CHILD >= 0``; everything written before is seen by a thread that sees it)."""
+    release_store(nodes_i[CHILD], node, children)
 
 
 @inlined
@@ -172,9 +285,11 @@ def probabilities(selector, stat, counts, gamma, c, out):
 def player_update(selector, action, reward, scaled, probs, stat, counts, average,
                   track_average, sibling_children, nodes_f, player, config):
     """One player's Update at a node: ``reward`` in [0, 1]; ``scaled``, the player's utility
-    in regret matching's units; ``sibling_children[a]`` is the child had it played a."""
+    in regret matching's units; ``sibling_children[a]`` is the child had it played a.
+    Where threads share the tree, the sums of one entry are added atomically (:func:`add`);
+    regret matching's whole-vector updates and the average's sums are not (lost updates)."""
     n = len(probs)
-    counts[action] += 1.0
+    add(counts, action, 1.0, config)
     if n == 1:
         return
     if track_average:
@@ -193,26 +308,24 @@ def player_update(selector, action, reward, scaled, probs, stat, counts, average
                 mean = utility_sum - mean
             stat[a] += (mean * inv_scale - scaled) if (a != action) & (child >= 0) else 0.0
     elif selector == 1:
-        stat[action] += reward / probs[action]
+        add(stat, action, reward / probs[action], config)
     elif selector == 3:
         bandit_regret_update(stat, action, reward, probs[action])
     else:
-        stat[action] += reward
+        add(stat, action, reward, config)
 
 
 @inlined
-def update(node, i, j, u1, fresh, selector, track_average, config, nodes_i, nodes_f, pool,
-           slots):
+def update(node, i, j, u1, fresh, p1, p2, selector, track_average, config, nodes_i, nodes_f,
+           pool, slots):
     """Update(h, i, j, u1) of Alg. 1: each player's selector learns from its own reward.
 
-    ``fresh``: the nodes' ``PROB`` slots hold the distributions the actions were sampled
-    from (after a selection); otherwise they are computed here (after an expansion)."""
+    ``fresh``: ``p1`` / ``p2`` hold the distributions the actions were sampled from (after
+    a selection); otherwise they are computed into them here (after an expansion)."""
     n1 = nodes_i[N1, node]
     n2 = nodes_i[N2, node]
     s = nodes_i[SLOT, node]
     c0 = nodes_i[CHILD, node]
-    p1 = slots[PROB, s:s + n1]
-    p2 = slots[PROB, s + n1:s + n1 + n2]
     if not fresh and (track_average or selector == 1 or selector == 3):
         # (Regret matching's and UCB's updates do not read the distributions.)
         if n1 > 1:
@@ -251,6 +364,8 @@ def untried_joint_action(pool, c0, width, untried, u):
     ``O(log blocks)`` steps by the Fenwick tree of their children counts (:func:`block_count`),
     then its block is scanned."""
     target = min(int(u * untried), untried - 1)
+    # (Missing: -1. A tree-parallel search marks a child another thread is creating -2, and
+    # may find fewer missing children than ``untried`` says: then -1 is returned.)
     a = 0
     if width > BLOCK:
         blocks = (width + BLOCK - 1) // BLOCK
@@ -267,54 +382,94 @@ def untried_joint_action(pool, c0, width, untried, u):
                     target -= missing
             step //= 2
         a = done * BLOCK
-    while True:
-        if pool[c0 + a] < 0:
+    while a < width:
+        if pool[c0 + a] == -1:
             if target == 0:
                 return a
             target -= 1
         a += 1
+    return -1
 
 
 @inlined
-def count_child(pool, c0, width, a):
+def count_child(pool, c0, width, a, shared):
     """Record a new child at joint action ``a`` in a wide node's Fenwick tree of children
     counts per block (nothing to do in a node of at most ``BLOCK`` joint actions)."""
     if width > BLOCK:
         blocks = (width + BLOCK - 1) // BLOCK
         k = a // BLOCK + 1
         while k <= blocks:
-            pool[c0 + width + k - 1] += 1
+            take(pool, c0 + width + k - 1, 1, shared)
             k += k & -k
 
 
 @inlined
-def expand(node, a, child, u, selector, track_average, config, nodes_i, nodes_f, pool, slots):
-    """Link the new ``child`` at joint action ``a``, record its first value ``u`` and update
-    ``node`` (whose own ``X, n`` the expansion does not touch)."""
-    c0 = nodes_i[CHILD, node]
-    n2 = nodes_i[N2, node]
-    width = nodes_i[N1, node] * n2
-    pool[c0 + a] = child
-    count_child(pool, c0, width, a)
-    nodes_i[EXPANDED, node] += 1
-    nodes_f[X, child] += u
-    nodes_f[VISITS, child] += 1.0
-    update(node, a // n2, a % n2, u, False, selector, track_average, config, nodes_i, nodes_f,
-           pool, slots)
+def claim_untried(node, c0, width, nodes_i, pool, rng):
+    """Tree parallelism's expansion rule: claim a joint action without a child (marked -2
+    until :func:`expand` links it) by compare-and-swap, so that no two threads create the
+    same child; -1 once every joint action is claimed (the node is then selected from)."""
+    while True:
+        expanded = acquire_load(nodes_i[EXPANDED], node)
+        if expanded >= width:
+            return -1
+        a = untried_joint_action(pool, c0, width, width - expanded, rng.random())
+        if a >= 0 and compare_and_swap(pool, c0 + a, -1, -2):
+            atomic_add(nodes_i[EXPANDED], node, 1)
+            count_child(pool, c0, width, a, True)
+            return a
 
 
 @inlined
-def back_up(depth, u, path_node, path_i, path_j, mean_variant, selector, track_average,
-            config, nodes_i, nodes_f, pool, slots):
+def published_child(pool, index):
+    """The child at ``pool[index]``, waiting while another thread creates it (-2)."""
+    child = acquire_load(pool, index)
+    while child < 0:
+        child = acquire_load(pool, index)
+    return child
+
+
+@inlined
+def expand(node, a, child, u, p1, p2, selector, track_average, config, nodes_i, nodes_f,
+           pool, slots, shared):
+    """Link the new ``child`` at joint action ``a``, record its first value ``u`` and update
+    ``node`` (whose own ``X, n`` the expansion does not touch). ``shared``: the joint
+    action was claimed (:func:`claim_untried`), which counted it already. The child's
+    statistics are written before it is linked: a thread that sees it sees them."""
+    c0 = nodes_i[CHILD, node]
+    n2 = nodes_i[N2, node]
+    width = nodes_i[N1, node] * n2
+    nodes_f[X, child] += u
+    nodes_f[VISITS, child] += 1.0
+    release_store(pool, c0 + a, child)
+    if not shared:
+        count_child(pool, c0, width, a, False)
+        nodes_i[EXPANDED, node] += 1
+    update(node, a // n2, a % n2, u, False, p1, p2, selector, track_average, config, nodes_i,
+           nodes_f, pool, slots)
+
+
+@inlined
+def back_up(depth, u, path_node, path_i, path_j, path_probs, mean_variant, selector,
+            track_average, config, nodes_i, nodes_f, pool, slots):
     """``X += u, n += 1`` and the Update at each node of the path, deepest first; RetVal is
-    ``u`` or, in the mean variants, the node's new mean."""
+    ``u`` or, in the mean variants, the node's new mean. ``path_probs[d]``: the players'
+    sampling distributions at depth ``d`` (empty: in the nodes' ``PROB`` slots)."""
     for d in range(depth - 1, -1, -1):
         h = path_node[d]
-        nodes_f[X, h] += u
-        nodes_f[VISITS, h] += 1.0
+        add(nodes_f[X], h, u, config)
+        add(nodes_f[VISITS], h, 1.0, config)
         if nodes_i[KIND, h] == DECISION:
-            update(h, path_i[d], path_j[d], u, True, selector, track_average, config, nodes_i,
-                   nodes_f, pool, slots)
+            n1 = nodes_i[N1, h]
+            n2 = nodes_i[N2, h]
+            if path_probs.shape[0] > 0:
+                p1 = path_probs[d, :n1]
+                p2 = path_probs[d, n1:n1 + n2]
+            else:
+                s = nodes_i[SLOT, h]
+                p1 = slots[PROB, s:s + n1]
+                p2 = slots[PROB, s + n1:s + n1 + n2]
+            update(h, path_i[d], path_j[d], u, True, p1, p2, selector, track_average, config,
+                   nodes_i, nodes_f, pool, slots)
         if mean_variant:
             u = nodes_f[X, h] / nodes_f[VISITS, h]
     return u
@@ -396,9 +551,8 @@ def freeze_loaded_objects() -> None:
 
     Only when at least :data:`FREEZE_ABOVE` objects the collector tracks are not frozen yet
     (code was loaded since the last freeze): building a bot whose code is loaded already
-    adds a few hundred objects, and a full collection at every bot's construction cost
-    tens of milliseconds and left the processor's caches cold for its first move (0.05-0.1
-    ms of a 1 ms first search on the matrix games, 26 Nov 2026).
+    adds a few hundred objects, whose collection at every bot's construction only cost time
+    (0.1-2 ms once the rest is frozen, 26 Nov 2026).
     """
     if sum(len(gc.get_objects(generation)) for generation in range(3)) < FREEZE_ABOVE:
         return
@@ -573,7 +727,7 @@ class ArrayTreeSearch(TreeSearch):
             minimum=8 * self._bytes((node_room + 1, pool_room, pool_room)))
         self._selector_code = SELECTOR_CODES[self.base_selector]
         self._config = np.array([self.gamma, self.c, self._inv_scale, self._utility_sum,
-                                 self._reward_low, self._inv_reward_range])
+                                 self._reward_low, self._inv_reward_range, 0.0])
         # The first arrays within max_memory too (a small limit gets small arrays).
         unit = self._bytes((1, 32, 8))
         initial_nodes = max(1, min(initial_nodes, max_memory // unit))

@@ -1,0 +1,127 @@
+"""Tree parallelism: several threads growing one kernel-engine tree (``threads=N`` of
+:class:`KernelSMMCTS`, ``parallel="tree"`` of the bot).
+
+Not reproducible (the tree depends on the threads' timing), so these tests check
+invariants: every node reached once from the root, no child claimed but never linked, the
+visits and counts consistent, the budget met exactly, and equilibria found.
+"""
+
+import os
+
+import numpy as np
+import pyspiel
+import pytest
+
+from smmcts_spiel.bot_specs import make_bot
+from smmcts_spiel.bots import SMMCTSBot
+from smmcts_spiel.search import tree_arrays as ta
+from smmcts_spiel.search.kernel_engine import KernelSMMCTS
+
+CORES = len(os.sched_getaffinity(0))
+needs_two_cores = pytest.mark.skipif(CORES < 2, reason="threads=2 needs two usable cores")
+
+
+def check_tree(search):
+    """The structural checks of a finished search's tree: each node index below the node
+    count is reached exactly once from the root (node 0), every children entry is a node or
+    missing (-1, never a claim left behind), and at each opened decision node both players'
+    counts add up to its visits plus its expansions, less the visit of its own expansion (a
+    chance node's children have none; not checked at the root, which may have been created
+    or expanded): exactly, since tree parallelism adds visits and counts atomically."""
+    nodes_i, nodes_f, pool, slots = search.nodes_i, search.nodes_f, search.pool, search.slots
+    num_nodes = int(search.counters[ta.NUM_NODES])
+    seen = np.zeros(num_nodes, bool)
+    stack = [(0, False)]
+    while stack:
+        node, expanded_from_parent = stack.pop()
+        assert 0 <= node < num_nodes and not seen[node], f"node {node} reached twice"
+        seen[node] = True
+        c0 = int(nodes_i[ta.CHILD, node])
+        assert c0 >= -1, f"node {node} left half-opened"
+        if c0 < 0:
+            continue
+        kind = nodes_i[ta.KIND, node]
+        n1, n2, s = (int(nodes_i[f, node]) for f in (ta.N1, ta.N2, ta.SLOT))
+        width = n1 if kind == ta.CHANCE else n1 * n2
+        children = pool[c0:c0 + width]
+        assert (children >= -1).all(), f"a child of node {node} claimed but never linked"
+        stack.extend((int(c), kind == ta.DECISION) for c in children if c >= 0)
+        if kind == ta.DECISION:
+            assert nodes_i[ta.EXPANDED, node] == (children >= 0).sum()
+            if node == 0:
+                continue
+            expected = (nodes_f[ta.VISITS, node] + nodes_i[ta.EXPANDED, node]
+                        - expanded_from_parent)
+            for counts in (slots[ta.COUNT, s:s + n1], slots[ta.COUNT, s + n1:s + n1 + n2]):
+                assert counts.sum() == expected, node
+    assert seen.all(), "node indices allocated but not in the tree"
+
+
+@needs_two_cores
+@pytest.mark.parametrize("game_string", [
+    "oshi_zumo(coins=10,size=3,horizon=20)",
+    "markov_soccer(horizon=20)",  # chance nodes
+    "goofspiel(num_cards=6,points_order=random)",
+])
+def test_a_shared_tree_is_well_formed_and_the_budget_is_met(game_string):
+    game = pyspiel.load_game(game_string)
+    one = KernelSMMCTS(game, seed=3)
+    one.run(game.new_initial_state(), iterations=3000)
+    check_tree(one)  # as for one thread
+    search = KernelSMMCTS(game, seed=3, threads=2)
+    for iterations in (1, 3000, 7001):
+        search.run(game.new_initial_state(), iterations=iterations)
+        assert search.last_iterations == iterations
+        check_tree(search)
+    # Every iteration went through the root (kept: the same state) or expanded it.
+    root_expansions = search.nodes_i[ta.EXPANDED, 0] if not search.root.is_chance else 0
+    through_root = search.nodes_f[ta.VISITS, 0] + root_expansions
+    assert through_root == 1 + 3000 + 7001
+
+
+@needs_two_cores
+def test_a_shared_tree_grows_its_arrays_and_is_reused_between_moves():
+    game = pyspiel.load_game("oshi_zumo(coins=10,size=3,horizon=20)")
+    search = KernelSMMCTS(game, seed=5, threads=2, initial_nodes=64)  # grows many times
+    state = game.new_initial_state()
+    rng = np.random.default_rng(0)
+    for _ in range(4):
+        root = search.run(state, iterations=2000)
+        check_tree(search)
+        i, j = (int(rng.integers(len(root.actions[p]))) for p in (0, 1))
+        state.apply_actions([root.actions[0][i], root.actions[1][j]])
+        kept = search.find(state)
+        assert kept is not None and kept.visits > 0  # the subtree is kept and re-rooted
+    assert search.nodes_i.shape[1] > 64
+
+
+@needs_two_cores
+@pytest.mark.parametrize("game_string,equilibrium", [
+    ("matrix_mp", [0.5, 0.5]),
+    ("matrix_rps", [1 / 3, 1 / 3, 1 / 3]),
+])
+def test_a_shared_tree_finds_the_equilibrium(game_string, equilibrium):
+    game = pyspiel.load_game(game_string)
+    search = KernelSMMCTS(game, selector="rm", gamma=0.05, seed=1, threads=2)
+    root = search.run(game.new_initial_state(), iterations=40000)
+    for player in (0, 1):
+        np.testing.assert_allclose(root.strategy(player), equilibrium, atol=0.05)
+
+
+@needs_two_cores
+def test_tree_parallel_bots_play_from_specs_and_time_limits():
+    game = pyspiel.load_game("oshi_zumo(coins=10,size=3,horizon=20)")
+    bot = make_bot("smmcts(threads=2,parallel=tree,time_limit=0.01)", game, 0, seed=2)
+    assert isinstance(bot._search, KernelSMMCTS) and bot._search.threads == 2
+    state = game.new_initial_state()
+    while not state.is_terminal():
+        action = bot.step(state)
+        assert action in state.legal_actions(0)
+        state.apply_actions([action, state.legal_actions(1)[0]])
+    check_tree(bot._search)
+
+
+def test_parallel_is_checked():
+    game = pyspiel.load_game("oshi_zumo(coins=10,size=3,horizon=20)")
+    with pytest.raises(ValueError, match="parallel must be one of root, tree"):
+        SMMCTSBot(game, 0, parallel="leaf")
