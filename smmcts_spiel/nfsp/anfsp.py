@@ -336,7 +336,19 @@ class _Worker:
         """A Ray actor's one call: connect to the learner at ``address`` and serve it
         (:func:`_serve`) until it says stop or goes."""
         with multiprocessing.connection.Client(address, authkey=authkey) as link:
+            _tune_socket(link.fileno())
             _serve(self, link)
+
+
+def _tune_socket(fd: int) -> None:
+    """TCP options for a Ray actor's link (both ends): no Nagle delay (a long message is
+    written as a header, then its body) and a send buffer that holds several messages:
+    TCP's starts at 16 KB, so a 50 KB parameter message left in pieces, each waiting for
+    the learner's writing thread (py-spy: 23% of a Ray actor-learner's samples in ``recv``
+    of a message whose first bytes had come)."""
+    with socket.socket(fileno=os.dup(fd)) as sock:
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1 << 20)
 
 
 def _serve(worker: _Worker, link) -> None:
@@ -508,6 +520,7 @@ class _Actors:
                         ray.get(ended)
                     continue
                 sock.settimeout(None)
+                _tune_socket(sock.fileno())
                 connection = multiprocessing.connection.Connection(sock.detach())
                 try:  # what multiprocessing's Listener does with a client
                     multiprocessing.connection.deliver_challenge(connection, authkey)

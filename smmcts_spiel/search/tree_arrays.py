@@ -551,9 +551,8 @@ def freeze_loaded_objects() -> None:
 
     Only when at least :data:`FREEZE_ABOVE` objects the collector tracks are not frozen yet
     (code was loaded since the last freeze): building a bot whose code is loaded already
-    adds a few hundred objects, and a full collection at every bot's construction cost
-    tens of milliseconds and left the processor's caches cold for its first move (0.05-0.1
-    ms of a 1 ms first search on the matrix games, 26 Nov 2026).
+    adds a few hundred objects, whose collection at every bot's construction only cost time
+    (0.1-2 ms once the rest is frozen, 26 Nov 2026).
     """
     if sum(len(gc.get_objects(generation)) for generation in range(3)) < FREEZE_ABOVE:
         return
