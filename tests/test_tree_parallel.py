@@ -112,13 +112,13 @@ def test_a_shared_tree_finds_the_equilibrium(game_string, equilibrium):
 def test_tree_parallel_bots_play_from_specs_and_time_limits():
     game = pyspiel.load_game("oshi_zumo(coins=10,size=3,horizon=20)")
     bot = make_bot("smmcts(threads=2,parallel=tree,time_limit=0.01)", game, 0, seed=2)
-    assert isinstance(bot._search, KernelSMMCTS) and bot._search.threads == 2
+    assert isinstance(bot.search, KernelSMMCTS) and bot.search.threads == 2
     state = game.new_initial_state()
     while not state.is_terminal():
         action = bot.step(state)
         assert action in state.legal_actions(0)
         state.apply_actions([action, state.legal_actions(1)[0]])
-    check_tree(bot._search)
+    check_tree(bot.search)
 
 
 def test_parallel_is_checked():

@@ -22,6 +22,7 @@ dispatch (one engine for every built-in game, cached by numba). A user's kernel
 from __future__ import annotations
 
 import functools
+import time
 import types
 
 import numba
@@ -192,9 +193,10 @@ def _run(iterations, root, root_state, code, params, data, evaluator, selector, 
          track_average, config, nodes_i, nodes_f, pool, slots, counters, rng, state, path_node,
          path_i, path_j, path_probs, actions_out, outcomes, outcome_probs, node_room, pool_room,
          entered, claimed, shared):
-    """Run iterations while fewer than ``iterations`` are claimed (``claimed[0]``, taken
-    one at a time: atomically if ``shared``, where several threads run this on one tree and
-    share the budget); stops early when the arrays may overflow.
+    """Run up to ``iterations`` iterations while fewer than ``claimed[1]`` are claimed
+    (``claimed[0]``, taken one at a time: atomically if ``shared``, where several threads
+    run this on one tree and share the budget; another thread stops them all by setting
+    ``claimed[1]`` to -1); stops early when the arrays may overflow.
 
     ``node_room`` / ``pool_room``: the most nodes / pool (and slot) entries the iterations
     in flight (one per thread) can add. ``entered[0]`` counts the calls, incremented once
@@ -203,12 +205,12 @@ def _run(iterations, root, root_state, code, params, data, evaluator, selector, 
     """
     entered[0] += 1
     done = 0
-    while True:
+    while done < iterations:
         if (ta.acquire_load(counters, NUM_NODES) + node_room > nodes_i.shape[1]
                 or ta.acquire_load(counters, POOL_USED) + pool_room > len(pool)
                 or ta.acquire_load(counters, SLOTS_USED) + pool_room > slots.shape[1]):
             break
-        if ta.take(claimed, 0, 1, shared) >= iterations:
+        if ta.take(claimed, 0, 1, shared) >= ta.acquire_load(claimed, 1):
             break
         _iteration(root, root_state, code, params, data, evaluator, selector, mean_variant,
                    track_average, config, nodes_i, nodes_f, pool, slots, counters, rng, state,
@@ -288,6 +290,8 @@ def compiled_for(module: types.ModuleType) -> types.SimpleNamespace:
 # ----------------------------------------------------------------------------------------
 # Python side.
 
+_UNBOUNDED = 1 << 62  # iterations of a run that only a deadline or full arrays end
+
 
 #: A node of a :class:`KernelSMMCTS` tree (the shared read-only view).
 KernelNode = ArrayNode
@@ -365,7 +369,7 @@ class KernelSMMCTS(ArrayTreeSearch):
         self._root_state = self._per_thread[0].state.copy()
         self._root_state_history: list[int] | None = None
         self.entered = self._per_thread[0].entered
-        self._claimed = np.zeros(1, np.int64)  # iterations claimed in a run (_run)
+        self._claimed = np.zeros(2, np.int64)  # iterations claimed in a run, its budget (_run)
         self._team = (root_parallel.ThreadTeam(threads - 1, self.entered) if threads > 1
                       else None)
         self._load_compiled_code()
@@ -415,30 +419,73 @@ class KernelSMMCTS(ArrayTreeSearch):
         self._root_state_history = list(history)  # the state _root_state holds
 
     def _iterate(self, root: int, iterations: int) -> int:
-        self._claimed[0] = 0
-        for arrays in self._per_thread:
-            arrays.done = 0
-        shared = self.threads > 1
-        runs = [functools.partial(self._run_thread, arrays, root, iterations, shared)
-                for arrays in self._per_thread]
-        if self._team is None:
-            runs[0]()
-        else:
-            self._team.run(runs[0], runs[1:])
-        done = sum(arrays.done for arrays in self._per_thread)
-        if done < iterations:
+        """One thread's iterations (a tree-parallel search runs in :meth:`_search`)."""
+        self._claimed[:] = (0, iterations)
+        arrays = self._per_thread[0]
+        arrays.done = 0
+        self._run_thread(arrays, root, iterations)
+        if arrays.done < iterations:
             self._grow()
+        return arrays.done
+
+    def _search(self, root: int, iterations: int | None, deadline: float | None) -> int:
+        """With several threads: every thread searches from the start of a run to its end
+        (the budget, the deadline or full arrays), taking iterations from the shared budget;
+        the calling thread checks the clock between chunks of its own and stops the others.
+        The arrays grow between runs."""
+        if self._team is None:
+            return super()._search(root, iterations, deadline)
+        done = 0
+        while iterations is None or done < iterations:
+            done += self._shared_run(root, _UNBOUNDED if iterations is None
+                                     else iterations - done, deadline)
+            if not self.has_room():
+                if not self._grow():
+                    break
+            elif deadline is not None and time.perf_counter() >= deadline:
+                break
         return done
 
-    def _run_thread(self, arrays: _ThreadArrays, root: int, iterations: int,
-                    shared: bool) -> None:
-        """One thread's iterations of a run (``iterations`` is all threads' budget)."""
+    def _shared_run(self, root: int, budget: int, deadline: float | None) -> int:
+        self._claimed[:] = (0, budget)
+        for arrays in self._per_thread:
+            arrays.done = 0
+        others = [functools.partial(self._run_thread, arrays, root, _UNBOUNDED)
+                  for arrays in self._per_thread[1:]]
+        assert self._team is not None
+        self._team.run(functools.partial(self._lead, root, deadline), others)
+        return sum(arrays.done for arrays in self._per_thread)
+
+    def _lead(self, root: int, deadline: float | None) -> None:
+        """The calling thread's part of a shared run: under a time limit in chunks of about
+        ``CHECK_EVERY`` seconds of its own, then it stops the other threads."""
+        arrays = self._per_thread[0]
+        try:
+            if deadline is None:
+                self._run_thread(arrays, root, _UNBOUNDED)
+                return
+            chunk = 16
+            searching = time.perf_counter()
+            while self._run_thread(arrays, root, chunk) == chunk:
+                now = time.perf_counter()
+                if now >= deadline:
+                    break
+                chunk = ta.next_chunk(chunk, arrays.done / max(now - searching, 1e-6),
+                                      deadline - now)
+        finally:
+            self._claimed[1] = -1  # the others stop after their current iteration
+
+    def _run_thread(self, arrays: _ThreadArrays, root: int, iterations: int) -> int:
+        """Up to ``iterations`` iterations on one thread (fewer when the shared budget runs
+        out or the arrays are full); how many."""
         kernel = self.kernel
         path = arrays.path
-        arrays.done = self._compiled.run(
+        done = self._compiled.run(
             iterations, root, self._root_state, kernel.code, kernel.params, kernel.data,
             self._evaluator_code, self._selector_code, self.propagate_mean, self._track_average,
             self._config, self.nodes_i, self.nodes_f, self.pool, self.slots, self.counters,
             arrays.rng, arrays.state, path[0], path[1], path[2], arrays.probs, arrays.actions,
             arrays.outcomes, arrays.outcome_probs, self._node_room, self._pool_room,
-            arrays.entered, self._claimed, shared)
+            arrays.entered, self._claimed, self.threads > 1)
+        arrays.done += done
+        return done

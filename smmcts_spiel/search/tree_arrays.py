@@ -999,11 +999,15 @@ class ArrayTreeSearch(TreeSearch):
             now = time.perf_counter()
             if now >= deadline or self.full:
                 break
-            # Size the next chunk to about CHECK_EVERY seconds from the average rate so far
-            # (a single chunk's rate swings with the tree and with the machine's load), at
-            # most doubling it; near the deadline to half the time left, so that a chunk
-            # slower than planned overruns by a fraction of a chunk.
-            rate = done / max(now - searching, 1e-6)
-            chunk = int(max(1, min(2 * chunk, rate * min(CHECK_EVERY, (deadline - now) / 2))))
+            chunk = next_chunk(chunk, done / max(now - searching, 1e-6), deadline - now)
         return done
+
+
+def next_chunk(chunk: int, rate: float, left: float) -> int:
+    """The iterations of the next chunk of a timed run: about :data:`CHECK_EVERY` seconds at
+    ``rate``, the average rate so far (a single chunk's rate swings with the tree and with
+    the machine's load), at most twice the last ``chunk``; with ``left`` seconds to the
+    deadline, half of that, so that a chunk slower than planned overruns by a fraction of
+    a chunk."""
+    return int(max(1, min(2 * chunk, rate * min(CHECK_EVERY, left / 2))))
 
