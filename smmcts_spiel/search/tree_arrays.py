@@ -12,7 +12,7 @@ Layout:
 
 * per node (``nodes_i[field, node]``, ``nodes_f[field, node]``): kind, number of actions of
   each player (chance: outcomes, and 1), offsets into the pools, expanded children, and the
-  sums ``X``, visits ``n`` and terminal value;
+  sums ``X``, visits ``n``, terminal value and mean ``X / n`` (kept for the regret update);
 * a node is *opened* on its first visit (chance nodes of the array engine when created):
   its children table (joint action ``i * n2 + j``, or chance outcome; -1 while missing) goes
   to ``pool``, followed at a decision node wider than ``BLOCK`` joint actions by a Fenwick
