@@ -172,11 +172,11 @@ def _iteration(root, root_state, code, params, data, evaluator, selector, mean_v
                 break
         u1 = rng.random() if n1 > 1 else 0.0
         i = ta.select(selector, slots[STAT, s:s + n1], slots[COUNT, s:s + n1], gamma, c,
-                      path_probs[depth, :n1], u1)
+                      path_probs[depth, :n1], u1, track_average)
         u2 = rng.random() if n2 > 1 else 0.0
         j = ta.select(selector, slots[STAT, s + n1:s + n1 + n2],
                       slots[COUNT, s + n1:s + n1 + n2], gamma, c, path_probs[depth, n1:n1 + n2],
-                      u2)
+                      u2, track_average)
         kernels.apply_actions(code, state, params, data, pool[a0 + i], pool[a0 + n1 + j])
         path_node[depth] = node
         path_i[depth] = i
