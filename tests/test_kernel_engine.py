@@ -13,6 +13,7 @@ from smmcts_spiel.search.array_engine import ArraySMMCTS
 from smmcts_spiel.search.evaluators import RandomRolloutEvaluator
 from smmcts_spiel.search.kernel_engine import KernelSMMCTS
 from smmcts_spiel.search.smmcts import FINAL_STRATEGIES, SMMCTS, final_probabilities
+from smmcts_spiel.search.tree_arrays import MEAN, VISITS, X
 
 SELECTORS = ["rm", "rmm", "rmb", "rmbm", "exp3", "exp3m", "ucb", "ucbm"]
 GOOF4 = "goofspiel(num_cards=4,imp_info=False,points_order=descending)"
@@ -103,6 +104,42 @@ def test_same_seed_same_tree():
     n = a.counters[0]
     assert np.array_equal(a.nodes_f[:, :n], b.nodes_f[:, :n])
     assert np.array_equal(a.slots[:, :a.counters[2]], b.slots[:, :b.counters[2]])
+
+
+@pytest.mark.parametrize("game_string", [
+    "blotto(coins=5,fields=3)", "oshi_zumo(coins=6,size=2,horizon=8)", GOOF4_RANDOM])
+def test_regret_matching_selection_without_the_distribution_grows_the_same_tree(game_string):
+    """Regret matching selects without writing its distribution unless the average strategy
+    needs it (``tree_arrays.select``), and its Update reads the children's kept means
+    (``MEAN``): the tree is the one the distributions would have grown, and every node's
+    kept mean is its ``X / n`` (also after re-rooting)."""
+    game = pyspiel.load_game(game_string)
+    state = game.new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.legal_actions()[0])
+    searches = [KernelSMMCTS(game, selector="rm", seed=4, final_strategy=final)
+                for final in ("empirical", "average")]  # sampling only / the distributions
+    for search in searches:
+        search.run(state, 4_000)
+    a, b = searches
+    assert a.counters.tolist() == b.counters.tolist()
+    n, slots = a.counters[0], a.counters[2]
+    assert np.array_equal(a.nodes_f[:, :n], b.nodes_f[:, :n])
+    assert np.array_equal(a.slots[:2, :slots], b.slots[:2, :slots])  # regrets and counts
+
+    def assert_means_kept(search):
+        visits, totals, means = search.nodes_f[(VISITS, X, MEAN), :search.counters[0]]
+        visited = visits > 0
+        assert visited.sum() > 1
+        assert np.array_equal(means[visited], totals[visited] / visits[visited])
+
+    assert_means_kept(a)
+    root = a.root
+    state.apply_actions([root.actions[0][int(np.argmax(root.counts[0]))],
+                         root.actions[1][int(np.argmax(root.counts[1]))]])
+    if not state.is_terminal():  # (Blotto ends after one move)
+        a.run(state, 200)  # re-rooted: the kept subtree copied, then searched
+        assert_means_kept(a)
 
 
 def test_tree_is_reused_along_the_actual_history():

@@ -53,6 +53,45 @@ def test_sample_index_inverts_the_cdf():
         0, 0, 1, 1, 2, 2]
 
 
+def _near_a_boundary(regrets, gamma, u, tolerance=1e-9):
+    """Whether ``u`` lies within ``tolerance`` of a boundary of the cumulative regret-matching
+    distribution (computed in exact rational arithmetic)."""
+    from fractions import Fraction
+    positive = [Fraction(max(r, 0.0)) for r in regrets]
+    total = sum(positive)
+    n = len(regrets)
+    cumulative = Fraction(0)
+    for r in positive:
+        p = (Fraction(gamma) / n + (1 - Fraction(gamma)) * (r / total if total > 0
+                                                             else Fraction(1, n)))
+        cumulative += p
+        if abs(cumulative - Fraction(u)) <= tolerance:
+            return True
+    return False
+
+
+@given(st.lists(st.one_of(st.floats(-10, 10), st.just(0.0)), min_size=1, max_size=200),
+       st.floats(0.001, 1.0), st.floats(0.0, 1.0, exclude_max=True))
+def test_regret_matching_sample_is_the_distribution_s_draw(regrets, gamma, u):
+    """The compiled engines' selection without the distribution draws what sampling the
+    distribution draws, from the same uniform number (unless ``u`` sits on a boundary,
+    where rounding decides either way)."""
+    expected = sel.sample_index(sel.regret_matching_probabilities(regrets, gamma,
+                                                                  [0.0] * len(regrets)), u)
+    drawn = sel.regret_matching_sample(regrets, gamma, u)
+    assert drawn == expected or _near_a_boundary(regrets, gamma, u)
+
+
+def test_regret_matching_sample_by_hand():
+    # r+ = (0, 3, 1), gamma = 0.3: p = (0.1, 0.1 + 0.7 * 0.75, 0.1 + 0.7 * 0.25) =
+    # (0.1, 0.625, 0.275): boundaries at 0.1 and 0.725.
+    draws = [sel.regret_matching_sample([-2.0, 3.0, 1.0], 0.3, u)
+             for u in (0.0, 0.09, 0.11, 0.72, 0.73, 0.999)]
+    assert draws == [0, 0, 1, 1, 2, 2]
+    # No positive regret: uniform.
+    assert [sel.regret_matching_sample([0.0, -1.0], 0.3, u) for u in (0.49, 0.51)] == [0, 1]
+
+
 @pytest.mark.parametrize("name, expected", [("rm", ("rm", False)), ("RMM", ("rm", True)),
                                             ("exp3m", ("exp3", True)), ("ucb", ("ucb", False))])
 def test_parse_selector(name, expected):

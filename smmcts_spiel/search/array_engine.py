@@ -222,11 +222,11 @@ def _advance(budget, kind, n1, n2, value, floats, nodes_i, nodes_f, pool, slots,
             return EXPAND + (LAST if expanded == n1 * n2 - 1 else 0), node, a, done
         u1 = _mt_random(ints) if n1 > 1 else 0.0
         i = ta.select(selector, slots[STAT, s:s + n1], slots[COUNT, s:s + n1], gamma, c,
-                      slots[PROB, s:s + n1], u1)
+                      slots[PROB, s:s + n1], u1, track_average)
         u2 = _mt_random(ints) if n2 > 1 else 0.0
         j = ta.select(selector, slots[STAT, s + n1:s + n1 + n2],
                       slots[COUNT, s + n1:s + n1 + n2], gamma, c, slots[PROB, s + n1:s + n1 + n2],
-                      u2)
+                      u2, track_average)
         path_node[depth] = node
         path_i[depth] = i
         path_j[depth] = j

@@ -180,11 +180,11 @@ def _iteration(root, root_state, code, params, data, evaluator, selector, mean_v
             s = 0
         u1 = rng.random() if n1 > 1 else 0.0
         i = ta.select(selector, stats[STAT, s:s + n1], stats[COUNT, s:s + n1], gamma, c,
-                      path_probs[depth, :n1], u1)
+                      path_probs[depth, :n1], u1, track_average)
         u2 = rng.random() if n2 > 1 else 0.0
         j = ta.select(selector, stats[STAT, s + n1:s + n1 + n2],
                       stats[COUNT, s + n1:s + n1 + n2], gamma, c, path_probs[depth, n1:n1 + n2],
-                      u2)
+                      u2, track_average)
         kernels.apply_actions(code, state, params, data, pool[a0 + i], pool[a0 + n1 + j])
         path_node[depth] = node
         path_i[depth] = i
@@ -485,10 +485,9 @@ class KernelSMMCTS(ArrayTreeSearch):
         while iterations is None or done < iterations:
             done += self._shared_run(root, _UNBOUNDED if iterations is None
                                      else iterations - done, deadline)
-            if not self.has_room():
-                if not self._grow():
-                    break
-            elif deadline is not None and time.perf_counter() >= deadline:
+            if deadline is not None and time.perf_counter() >= deadline:
+                break  # (growing now would copy the tree after the deadline)
+            if not self.has_room() and not self._grow():
                 break
         return done
 
@@ -526,6 +525,8 @@ class KernelSMMCTS(ArrayTreeSearch):
         extra = len(self._per_thread) - 1
         f = sum(arrays.own_f for arrays in self._per_thread) - extra * start[0]
         self.nodes_f[[ta.X, ta.VISITS], root] = f
+        if f[1] > 0:
+            self.nodes_f[ta.MEAN, root] = f[0] / f[1]
         n1, n2, s = (int(self.nodes_i[k, root]) for k in (N1, N2, ta.SLOT))
         if self.nodes_i[CHILD, root] >= 0 and self.nodes_i[ta.KIND, root] == ta.DECISION:
             slots = sum(arrays.own_slots[:, :n1 + n2] for arrays in self._per_thread)

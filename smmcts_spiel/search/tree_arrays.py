@@ -12,7 +12,7 @@ Layout:
 
 * per node (``nodes_i[field, node]``, ``nodes_f[field, node]``): kind, number of actions of
   each player (chance: outcomes, and 1), offsets into the pools, expanded children, and the
-  sums ``X``, visits ``n`` and terminal value;
+  sums ``X``, visits ``n``, terminal value and mean ``X / n`` (kept for the regret update);
 * a node is *opened* on its first visit (chance nodes of the array engine when created):
   its children table (joint action ``i * n2 + j``, or chance outcome; -1 while missing) goes
   to ``pool``, followed at a decision node wider than ``BLOCK`` joint actions by a Fenwick
@@ -51,8 +51,9 @@ from smmcts_spiel.search.smmcts import TreeSearch, final_probabilities
 SELECTOR_CODES = {"rm": 0, "exp3": 1, "ucb": 2, "rmb": 3}
 # nodes_i fields
 KIND, N1, N2, CHILD, ACTIONS, SLOT, EXPANDED = range(7)
-# nodes_f fields
-X, VISITS, U1 = range(3)
+# nodes_f fields (MEAN: X / VISITS, kept so that regret matching's Update, which reads the
+# means of a node's children, does not divide once per action)
+X, VISITS, U1, MEAN = range(4)
 # slots fields
 STAT, COUNT, AVERAGE, PROB = range(4)
 # counters
@@ -82,9 +83,9 @@ def _half_the_memory() -> int:
 #: 4 GiB, or half the machine's memory if that is less.
 DEFAULT_MAX_MEMORY = min(4 << 30, _half_the_memory())
 # Bytes each unit of capacity costs, counting the spare set of arrays re-rooting copies
-# into: a node (7 int + 3 float fields, twice, and 4 ints of renumbering scratch), a pool
+# into: a node (7 int + 4 float fields, twice, and 4 ints of renumbering scratch), a pool
 # entry (one int, twice) and a slot (4 floats, twice).
-_NODE_BYTES, _POOL_BYTES, _SLOT_BYTES = 2 * 10 * 8 + 4 * 8, 2 * 8, 2 * 4 * 8
+_NODE_BYTES, _POOL_BYTES, _SLOT_BYTES = 2 * 11 * 8 + 4 * 8, 2 * 8, 2 * 4 * 8
 
 inlined = numba.njit(inline="always", error_model="numpy")
 
@@ -246,6 +247,7 @@ def claim_iteration(own, claimed):
 
 
 rm_probabilities = inlined(selectors.regret_matching_probabilities)
+rm_sample = inlined(selectors.regret_matching_sample)
 exp3_probabilities = inlined(selectors.exp3_probabilities)
 sample_index = inlined(selectors.sample_index)
 bandit_regret_update = inlined(selectors.bandit_regret_update)
@@ -271,6 +273,7 @@ def new_node(kind, u1, nodes_i, nodes_f, counters):
     nodes_f[X, node] = 0.0
     nodes_f[VISITS, node] = 0.0
     nodes_f[U1, node] = u1
+    nodes_f[MEAN, node] = 0.0
     return node
 
 
@@ -355,8 +358,7 @@ def player_update(selector, action, reward, scaled, probs, stat, counts, average
             # Branch-free (a wide node's children are scattered, so a branch would be
             # mispredicted often): a missing child, and the played action itself, add 0.
             child = sibling_children[a]
-            k = max(child, 0)
-            mean = nodes_f[X, k] / nodes_f[VISITS, k]
+            mean = nodes_f[MEAN, max(child, 0)]
             if player == 1:
                 mean = utility_sum - mean
             stat[a] += (mean * inv_scale - scaled) if (a != action) & (child >= 0) else 0.0
@@ -400,12 +402,15 @@ def update(node, i, j, u1, fresh, p1, p2, selector, track_average, config, nodes
 
 
 @inlined
-def select(selector, stat, counts, gamma, c, probs, u):
+def select(selector, stat, counts, gamma, c, probs, u, track_average):
     """A player's action from the uniform number ``u`` (draw it only if the player has a
-    choice); ``probs`` gets the selector's distribution (for the Update and the average)."""
+    choice); ``probs`` gets the selector's distribution where the Update or the average
+    reads it (not regret matching's without the average: :func:`rm_sample`)."""
     if len(probs) == 1:
         probs[0] = 1.0
         return 0
+    if selector == 0 and not track_average:
+        return rm_sample(stat, gamma, u)
     probabilities(selector, stat, counts, gamma, c, probs)
     if selector == 2:
         return ucb_index_random_ties(stat, counts, c, u)
@@ -497,6 +502,7 @@ def expand(node, a, child, u, p1, p2, selector, track_average, config, nodes_i, 
     width = nodes_i[N1, node] * n2
     nodes_f[X, child] += u
     nodes_f[VISITS, child] += 1.0
+    nodes_f[MEAN, child] = nodes_f[X, child] / nodes_f[VISITS, child]
     release_store(pool, c0 + a, child)
     if not shared:
         count_child(pool, c0, width, a, False)
@@ -518,9 +524,10 @@ def back_up(depth, u, path_node, path_i, path_j, path_probs, mean_variant, selec
 
     ``own_f`` (``X, n``) and ``own_slots`` (its decision statistics, offset 0), if not
     empty: this thread's own copy of the root's (``path_node[0]``) statistics, updated
-    without atomics. Tree parallelism keeps the root's statistics per thread, summed into
-    the tree after each run (``KernelSMMCTS``): every iteration updates the root, and
-    threads writing the same root would pass its cache lines back and forth."""
+    without atomics (its ``MEAN`` is not kept during the run). Tree parallelism keeps the
+    root's statistics per thread, summed into the tree after each run (``KernelSMMCTS``):
+    every iteration updates the root, and threads writing the same root would pass its
+    cache lines back and forth."""
     atomic = config[SHARED] != 0.0
     for d in range(depth - 1, -1, -1):
         h = path_node[d]
@@ -531,6 +538,7 @@ def back_up(depth, u, path_node, path_i, path_j, path_probs, mean_variant, selec
         else:
             add(nodes_f[X], h, u, atomic)
             add(nodes_f[VISITS], h, 1.0, atomic)
+            nodes_f[MEAN, h] = nodes_f[X, h] / nodes_f[VISITS, h]
         if nodes_i[KIND, h] == DECISION:
             n1 = nodes_i[N1, h]
             n2 = nodes_i[N2, h]
@@ -825,7 +833,7 @@ class ArrayTreeSearch(TreeSearch):
         initial_nodes = max(1, min(initial_nodes, max_memory // unit))
         self.full = False  # whether the last run stopped because the tree hit max_memory
         self.nodes_i = lazy_zeros((7, initial_nodes), np.int64)
-        self.nodes_f = lazy_zeros((3, initial_nodes))
+        self.nodes_f = lazy_zeros((4, initial_nodes))
         self.pool = lazy_zeros(max(32 * initial_nodes, 2 * pool_room), np.int64)
         self.slots = lazy_zeros((4, max(8 * initial_nodes, 2 * pool_room)))
         self.counters = np.zeros(3, np.int64)
