@@ -141,6 +141,69 @@ def test_tree_arrays_are_private_to_a_forked_process():
     assert array[1, 5] == 7 and array[0, 1000] == 0 and not array[0].any()
 
 
+def _address(array: np.ndarray) -> int:
+    return array.__array_interface__["data"][0]
+
+
+@pytest.fixture
+def released(monkeypatch):
+    """A process's store of released tree memory of its own (not the tests' before)."""
+    store = ta._ReleasedMemory(1 << 30)
+    if store._mincore is None:
+        pytest.skip("the system cannot say which pages are in memory: nothing is reused")
+    monkeypatch.setattr(ta, "_RELEASED", store)
+    return store
+
+
+def test_released_tree_memory_is_reused_cleared(released):
+    """A dropped array's memory goes to the next array of its size, all zeros again: the
+    pages it wrote cleared, the others never written."""
+    first = ta.lazy_zeros((3, 1 << 14), np.int64)
+    first[0, :3000] = 7
+    first[2, -10:] = -1
+    address = _address(first)
+    del first
+    again = ta.lazy_zeros((3, 1 << 14), np.int64)
+    assert _address(again) == address
+    assert not again.any()
+    other = ta.lazy_zeros((3, 1 << 13), np.int64)  # another size: fresh memory
+    assert _address(other) != address and not other.any()
+
+
+def test_memory_is_not_reused_while_a_view_of_it_lives(released):
+    first = ta.lazy_zeros((4, 1024))
+    row = first[2]
+    row[:] = 5.0
+    address = _address(first)
+    del first
+    second = ta.lazy_zeros((4, 1024))
+    second[:] = 1.0
+    assert _address(second) != address and (row == 5.0).all()
+    taken = {address, _address(second)}
+    del row, second  # both released now
+    third = ta.lazy_zeros((4, 1024))
+    assert _address(third) in taken and not third.any()
+
+
+def test_a_search_in_reused_memory_grows_the_same_tree(released):
+    game = pyspiel.load_game("oshi_zumo(coins=8,size=2,horizon=10)")
+
+    def tree(search):
+        n, slots = search.counters[0], search.counters[2]
+        return (search.counters.tolist(), search.nodes_i[:, :n].tolist(),
+                search.nodes_f[:, :n].tolist(), search.slots[:, :slots].tolist())
+
+    from smmcts_spiel.search.kernel_engine import KernelSMMCTS
+    search = KernelSMMCTS(game, seed=5, initial_nodes=256)
+    search.run(game.new_initial_state(), 3_000)  # grows the arrays: more sizes released
+    first, address = tree(search), _address(search.nodes_f)
+    del search
+    search = KernelSMMCTS(game, seed=5, initial_nodes=256)
+    search.run(game.new_initial_state(), 3_000)
+    assert tree(search) == first
+    assert _address(search.nodes_f) == address
+
+
 def test_objects_are_frozen_only_when_many_were_loaded(monkeypatch):
     """A compiled engine freezes the objects alive once its code has loaded them; building
     another search, which adds a few objects, does not run a full collection again."""
