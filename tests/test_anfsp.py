@@ -119,6 +119,28 @@ def test_an_actor_learners_padded_gradient_is_the_mean_over_its_transitions():
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-7)
 
 
+def test_the_actor_learners_numpy_sgd_step_is_optax_sgd():
+    """The learner applies an actor-learner's gradients in numpy (no jitted call): the same
+    step as the optimiser the other design uses, optax.sgd (which keeps no state)."""
+    import jax
+    import optax
+
+    run = ANFSP(_actor_learners(rl_learning_rate=0.01, sl_learning_rate=0.005))
+    rng = np.random.default_rng(0)
+    for name, rate in (("q_params", 0.01), ("avg_params", 0.005)):
+        params = getattr(run, name)
+        grads = jax.tree_util.tree_map(
+            lambda p: rng.normal(size=p.shape).astype(np.float32), params)
+        optimiser = optax.sgd(rate)
+        updates, _ = optimiser.update(grads, optimiser.init(params), params)
+        want = optax.apply_updates(params, updates)
+        got = anfsp._sgd(params, grads, rate)  # noqa: SLF001
+        for g, w, p in zip(_leaves(got, flat=False), _leaves(want, flat=False),
+                           _leaves(params, flat=False)):
+            assert g.dtype == np.float32 and not np.array_equal(g, p)
+            np.testing.assert_allclose(g, w, rtol=1e-6, atol=1e-7)
+
+
 def _leaves(tree, flat=True):
     leaves = [np.asarray(x) for x in __import__("jax").tree_util.tree_leaves(tree)]
     return np.concatenate([x.ravel() for x in leaves]) if flat else leaves
