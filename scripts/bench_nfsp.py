@@ -7,7 +7,8 @@ alone and in calls of ``steps_per_call`` steps (one jitted scan, as the learner 
 storing an episode; OpenSpiel's JAX NFSP's episode (its own loop). Part 2, throughput:
 NFSP (``ANFSP`` without actors) and ANFSP with --num_actors actors, for each of --designs
 (``learner``: actors send experience; ``actor_learners``: the paper's, actors send
-gradients) and --backends (local processes, Ray actors), each for --seconds of wall time
+gradients; each with the settings of its preset, ``paper`` and ``tuned``) and --backends
+(local processes, Ray actors), each for --seconds of wall time
 after a warm-up: episodes per second, CPU seconds of all their processes (the actors'
 while playing and computing), episodes per CPU second (the cost of the parallelism:
 messages, a learner process), the speed-up over NFSP and over the same design and backend
@@ -37,6 +38,7 @@ from smmcts_spiel.reports import tables
 try:  # the nfsp extra: without it the flags still parse, and main says what to install
     import jax
 
+    from smmcts_spiel.nfsp import presets
     from smmcts_spiel.nfsp.anfsp import ANFSP, BACKENDS, DESIGNS, ANFSPConfig
     from smmcts_spiel.nfsp.openspiel_nfsp import NFSPConfig, OpenSpielNFSP
     from smmcts_spiel.nfsp.policy import state_tensor
@@ -113,8 +115,11 @@ def profile(game: str) -> dict:
 
 def throughput(game: str, num_actors: int, seconds: float, design: str = "learner",
                backend: str = "processes") -> dict:
-    config = ANFSPConfig(game=game, num_actors=num_actors, seed=0, design=design,
-                         backend=backend)
+    # each design with the settings the Leduc comparison runs it with: the paper's with the
+    # paper preset (e.g. its 32 episodes per message), ours with the tuned one
+    preset = "paper" if design == "actor_learners" else "tuned"
+    config = presets.anfsp(preset, game, num_actors=num_actors, seed=0, design=design,
+                           backend=backend)
     with ANFSP(config) as run:
         while run.steps < 100 or run.train_seconds < 3:  # warm-up: learning under way
             run.train(2.0)
