@@ -21,7 +21,8 @@ lines are ``generic_ratio_vs_python=<ours / Python MCTSBot on the first generic 
 and ``ratio_vs_cpp=<min over kernel games of ours / C++ MCTSBot>``.
 
 ``--all_games`` measures instead every two-player zero-sum simultaneous-move game of
-OpenSpiel with three parameter sets each (:data:`ALL_GAMES`; ``--only=<regex>`` picks some):
+OpenSpiel with three parameter sets each (:data:`ALL_GAMES`; ``--only=<regex>`` picks some,
+``--games`` names others):
 per game, SMMCTSBot's iterations per second with each of ``--threads`` (the engine it
 chooses: the kernel engine where a kernel covers the game, else the generic one, which
 refuses more than one thread; ``--engine=generic``: the generic path everywhere) and
@@ -91,6 +92,8 @@ _ALL_GAMES = flags.DEFINE_bool(
     "Python one where the C++ bot refuses the game), with each of --threads.")
 _ONLY = flags.DEFINE_string("only", None, "With --all_games: only the games matching this "
                             "regular expression.")
+_GAMES = flags.DEFINE_string("games", None, "With --all_games: these games (separated by "
+                             "';') instead of ALL_GAMES, e.g. other parameter sets.")
 _THREADS = flags.DEFINE_list("threads", ["1", "2"], "With --all_games: SMMCTSBot's thread "
                              "counts (threads=2 needs two cores: run it on a 2-core machine); "
                              "N: N trees (root parallelism), Ntree: N threads growing one tree "
@@ -355,7 +358,8 @@ def all_games_row(game_string: str, thread_counts: list[str]) -> dict:
 
 
 def all_games_main(thread_counts: list[str]) -> None:
-    games = [g for g in ALL_GAMES if _ONLY.value is None or re.search(_ONLY.value, g)]
+    candidates = ALL_GAMES if _GAMES.value is None else _GAMES.value.split(";")
+    games = [g for g in candidates if _ONLY.value is None or re.search(_ONLY.value, g)]
     print(f"{_REPEATS.value} repeats of {_ITERATIONS.value:,} iterations (Python MCTSBot "
           f"baseline: {_PYTHON_ITERATIONS.value:,}); selector "
           f"{_SELECTOR.value or 'per-game default'}; "

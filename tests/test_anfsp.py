@@ -141,6 +141,37 @@ def test_the_actor_learners_numpy_sgd_step_is_optax_sgd():
             np.testing.assert_allclose(g, w, rtol=1e-6, atol=1e-7)
 
 
+def test_actor_learners_in_local_processes_update_the_shared_networks_themselves():
+    """With local actor-learner processes the networks are in shared memory and each
+    actor-learner applies its own SGD steps there (A3C's way, no learner in between):
+    the same step as the learner's, and the target refitted when the global action count
+    passes a multiple of target_update_actions."""
+    import multiprocessing as mp
+
+    run = ANFSP(_actor_learners(target_update_actions=100))
+    shared = anfsp._SharedNetworks(run._params(), 90, mp.get_context("spawn"))  # noqa: SLF001
+    (q, target, avg), actions = shared.read()
+    np.testing.assert_array_equal(_leaves(q), _leaves(run.q_params))
+    assert actions == 90
+    rng = np.random.default_rng(0)
+    q_grads, avg_grads = (
+        __import__("jax").tree_util.tree_map(
+            lambda p: rng.normal(size=p.shape).astype(np.float32), params)
+        for params in (run.q_params, run.avg_params))
+    shared.apply(run.config, q_grads, avg_grads, 5)  # 95 actions: no refit
+    (q, target, avg), actions = shared.read()
+    want_q = anfsp._sgd(run.q_params, q_grads, run.config.rl_learning_rate)  # noqa: SLF001
+    want_avg = anfsp._sgd(run.avg_params, avg_grads, run.config.sl_learning_rate)  # noqa: SLF001
+    np.testing.assert_allclose(_leaves(q), _leaves(want_q), rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(_leaves(avg), _leaves(want_avg), rtol=1e-6, atol=1e-7)
+    np.testing.assert_array_equal(_leaves(target), _leaves(run.target_params))
+    shared.apply(run.config, None, None, 5)  # 100 actions: the target is refitted
+    (q2, target, avg2), actions = shared.read()
+    assert actions == 100
+    np.testing.assert_array_equal(_leaves(target), _leaves(q))
+    np.testing.assert_array_equal(_leaves(q2), _leaves(q))
+
+
 def _leaves(tree, flat=True):
     leaves = [np.asarray(x) for x in __import__("jax").tree_util.tree_leaves(tree)]
     return np.concatenate([x.ravel() for x in leaves]) if flat else leaves

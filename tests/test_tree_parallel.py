@@ -21,21 +21,26 @@ CORES = len(os.sched_getaffinity(0))
 needs_two_cores = pytest.mark.skipif(CORES < 2, reason="threads=2 needs two usable cores")
 
 
-def check_tree(search):
-    """The structural checks of a finished search's tree: each node index below the node
-    count is reached exactly once from the root (node 0), every children entry is a node or
-    missing (-1, never a claim left behind), and at each opened decision node both players'
-    counts add up to its visits plus its expansions, less the visit of its own expansion (a
-    chance node's children have none; not checked at the root, which may have been created
-    or expanded): exactly, since tree parallelism adds visits and counts atomically."""
+def check_tree(search, fresh_root=False):
+    """The structural checks of a finished search's tree: each node reached from the root
+    (node 0) is below the node count and reached exactly once, every children entry is a
+    node or missing (-1, never a claim left behind), the node, pool and slot entries in
+    use plus those the threads' blocks left unused (``search.unused``) are exactly the
+    counters, and at each opened decision node both players' counts add up to its visits
+    plus its expansions, less the visit of its own expansion (a chance node's children have
+    none; at the root only if ``fresh_root``: it may have been created or expanded as a
+    child): exactly, since tree parallelism adds visits and counts atomically and sums the
+    threads' own root statistics."""
     nodes_i, nodes_f, pool, slots = search.nodes_i, search.nodes_f, search.pool, search.slots
     num_nodes = int(search.counters[ta.NUM_NODES])
     seen = np.zeros(num_nodes, bool)
+    used = np.array([0, 0, 0])
     stack = [(0, False)]
     while stack:
         node, expanded_from_parent = stack.pop()
         assert 0 <= node < num_nodes and not seen[node], f"node {node} reached twice"
         seen[node] = True
+        used[ta.NUM_NODES] += 1
         c0 = int(nodes_i[ta.CHILD, node])
         assert c0 >= -1, f"node {node} left half-opened"
         if c0 < 0:
@@ -43,18 +48,21 @@ def check_tree(search):
         kind = nodes_i[ta.KIND, node]
         n1, n2, s = (int(nodes_i[f, node]) for f in (ta.N1, ta.N2, ta.SLOT))
         width = n1 if kind == ta.CHANCE else n1 * n2
+        used[ta.POOL_USED] += width + ta.block_count(kind, width) + n1 + n2
+        used[ta.SLOTS_USED] += n1 + n2
         children = pool[c0:c0 + width]
         assert (children >= -1).all(), f"a child of node {node} claimed but never linked"
         stack.extend((int(c), kind == ta.DECISION) for c in children if c >= 0)
         if kind == ta.DECISION:
             assert nodes_i[ta.EXPANDED, node] == (children >= 0).sum()
-            if node == 0:
+            if node == 0 and not fresh_root:
                 continue
             expected = (nodes_f[ta.VISITS, node] + nodes_i[ta.EXPANDED, node]
                         - expanded_from_parent)
             for counts in (slots[ta.COUNT, s:s + n1], slots[ta.COUNT, s + n1:s + n1 + n2]):
                 assert counts.sum() == expected, node
-    assert seen.all(), "node indices allocated but not in the tree"
+    np.testing.assert_array_equal(used + search.unused, search.counters,
+                                  "entries in use and left unused are the claimed ones")
 
 
 @needs_two_cores
@@ -67,12 +75,13 @@ def test_a_shared_tree_is_well_formed_and_the_budget_is_met(game_string):
     game = pyspiel.load_game(game_string)
     one = KernelSMMCTS(game, seed=3)
     one.run(game.new_initial_state(), iterations=3000)
-    check_tree(one)  # as for one thread
+    check_tree(one, fresh_root=True)  # as for one thread
+    assert not one.unused.any()
     search = KernelSMMCTS(game, seed=3, threads=2)
     for iterations in (1, 3000, 7001):
         search.run(game.new_initial_state(), iterations=iterations)
         assert search.last_iterations == iterations
-        check_tree(search)
+        check_tree(search, fresh_root=True)
     # Every iteration went through the root (kept: the same state) or expanded it.
     root_expansions = search.nodes_i[ta.EXPANDED, 0] if not search.root.is_chance else 0
     through_root = search.nodes_f[ta.VISITS, 0] + root_expansions

@@ -11,12 +11,15 @@ game and share the networks, which the learner holds. Two designs (``design``):
 * ``"actor_learners"``, the paper's (Sec. 4.1, in the manner of A3C, Mnih et al. 2016):
   each actor-learner computes the Q-network's gradient on its own transitions, accumulated
   over ``episodes_per_message`` episodes (the mean over them, "similar to mini-batches"),
-  and the average network's gradient on a minibatch of its own supervised memory; the
-  learner applies them (SGD) to the shared networks as they arrive, refits the target
-  network every ``target_update_actions`` actions and sends the actor-learner the new
-  parameters. No replay memory. The paper's threads share one supervised memory; our
-  actor-learners are processes, so each keeps its own (``reservoir_capacity / num_actors``
-  items), lost when the run is checkpointed and resumed.
+  and the average network's gradient on a minibatch of its own supervised memory, and
+  applies them (SGD) to the shared networks: local actor-learner processes themselves,
+  lock-free on networks in shared memory, as A3C's threads do (:class:`_SharedNetworks`);
+  Ray actors (which may be on other machines) send them to the learner, which applies them
+  as they arrive and sends the actor-learner the new parameters. The target network is
+  refitted every ``target_update_actions`` actions of all actor-learners. No replay
+  memory. The paper's threads share one supervised memory; our actor-learners are
+  processes, so each keeps its own (``reservoir_capacity / num_actors`` items), lost when
+  the run is checkpointed and resumed.
 * ``"learner"``, ours (Ape-X style): actors send their experience to the learner, which
   trains on replayed minibatches, a step every ``learn_every`` transitions taken
   ``steps_per_call`` at a time in one jitted call (a ``lax.scan`` over their minibatches:
@@ -290,6 +293,70 @@ def _to_numpy(tree):
     return jax.tree_util.tree_map(np.asarray, tree)
 
 
+class _SharedNetworks:
+    """The paper's shared networks for actor-learners that are local processes (design
+    ``actor_learners``, backend ``processes``): the Q, target and average networks'
+    parameters in shared memory, which each actor-learner updates itself after each
+    message, lock-free as A3C's threads do (Mnih et al. 2016), and Algorithm 2's global
+    action counter, which refits the target. No learner process applies updates or sends
+    parameters between the actor-learners and the networks (with it, the learner's share of
+    the two cores kept 2 actor-learners at 1.4-1.8 times one: ``docs/mc_nfsp.md``). Ray
+    actors, which may run on other machines, send their gradients to the learner."""
+
+    def __init__(self, trees: tuple, actions: int, context):
+        self._templates = tuple(_to_numpy(t) for t in trees)  # their shapes and structure
+        sizes = [sum(leaf.size for leaf in jax.tree_util.tree_leaves(t))
+                 for t in self._templates]
+        self._buffers = [context.RawArray("f", max(1, n)) for n in sizes]
+        self._actions = context.Value("q", actions)
+        self._views: list | None = None
+        self.write(trees)
+
+    def __getstate__(self) -> dict:  # to an actor process at its start: no views
+        return {**self.__dict__, "_views": None}
+
+    def views(self) -> list:
+        """(Q, target, average) as pytrees of numpy arrays in the shared memory."""
+        if self._views is None:
+            self._views = []
+            for buffer, template in zip(self._buffers, self._templates):
+                leaves, treedef = jax.tree_util.tree_flatten(template)
+                flat = np.frombuffer(buffer, np.float32)
+                offsets = np.cumsum([0] + [leaf.size for leaf in leaves])
+                self._views.append(jax.tree_util.tree_unflatten(treedef, [
+                    flat[a:b].reshape(leaf.shape)
+                    for a, b, leaf in zip(offsets[:-1], offsets[1:], leaves)]))
+        return self._views
+
+    def read(self) -> tuple:
+        """Copies of (Q, target, average) and the action count."""
+        return (tuple(jax.tree_util.tree_map(np.array, v) for v in self.views()),
+                self._actions.value)
+
+    def write(self, trees: tuple) -> None:
+        for view, tree in zip(self.views(), trees):
+            for v, leaf in zip(jax.tree_util.tree_leaves(view), jax.tree_util.tree_leaves(tree)):
+                v[...] = leaf
+
+    def apply(self, config: ANFSPConfig, q_grads, avg_grads, actions: int) -> None:
+        """An actor-learner's SGD steps (``_sgd``'s, in place) and, every
+        ``target_update_actions`` actions of all actor-learners, the target's refit."""
+        q, target, avg = self.views()
+        for view, grads, rate in ((q, q_grads, config.rl_learning_rate),
+                                  (avg, avg_grads, config.sl_learning_rate)):
+            if grads is not None:
+                for v, g in zip(jax.tree_util.tree_leaves(view),
+                                jax.tree_util.tree_leaves(grads)):
+                    v += np.float32(-rate) * g
+        with self._actions.get_lock():
+            before = self._actions.value
+            self._actions.value = before + actions
+        every = config.target_update_actions
+        if (before + actions) // every > before // every:
+            for t, v in zip(jax.tree_util.tree_leaves(target), jax.tree_util.tree_leaves(q)):
+                t[...] = v
+
+
 class _Worker:
     """An actor's work wherever it runs (an actor process, a Ray actor, or the learner's own
     process): play ``episodes_per_message`` episodes with the newest parameters it has and
@@ -298,8 +365,10 @@ class _Worker:
     by field) or its gradients (``actor_learners``: :class:`_Gradients`)."""
 
     def __init__(self, config: ANFSPConfig, actor: int, episodes: int,
-                 acting: _Acting | None = None, reservoir: ReservoirBuffer | None = None):
+                 acting: _Acting | None = None, reservoir: ReservoirBuffer | None = None,
+                 shared: _SharedNetworks | None = None):
         self.config, self.actor, self.episodes = config, actor, episodes
+        self.shared = shared  # actor_learners in local processes: the networks, updated here
         # distinct generator streams; ``episodes`` keeps a resumed actor's streams new
         self.acting = acting or _Acting(config, seed=[config.seed, 1 + actor, episodes])
         self.params: tuple | None = None
@@ -326,10 +395,15 @@ class _Worker:
             self.set_params(params)
         n = self.config.episodes_per_message
         cpu = time.process_time()
+        if self.shared is not None:  # the shared networks as they are now
+            self.set_params(self.shared.read()[0])
         transitions, supervised = self.acting.play(n, self.actor, self.episodes)
         self.episodes += n
         payload = ((transitions, supervised) if self.gradients is None
                    else self.gradients(cast(tuple, self.params), transitions, supervised))
+        if self.shared is not None:  # applied here; the learner only counts
+            self.shared.apply(self.config, *payload)
+            payload = (None, None, payload[2])
         return self.actor, payload, n, time.process_time() - cpu
 
     def serve(self, address, authkey: bytes) -> None:
@@ -382,10 +456,11 @@ def _serve(worker: _Worker, link) -> None:
         return
 
 
-def _actor_process(config: ANFSPConfig, actor: int, episodes: int, link) -> None:
+def _actor_process(config: ANFSPConfig, actor: int, episodes: int, link,
+                   shared: _SharedNetworks | None = None) -> None:
     """An actor process (``episodes``: how many it played before, so that its exploration
     rate's decay continues there after a checkpoint)."""
-    _serve(_Worker(config, actor, episodes), link)
+    _serve(_Worker(config, actor, episodes, shared=shared), link)
 
 
 #: Seconds the actors may take to start (spawn, imports, Ray) before ANFSP gives up.
@@ -443,13 +518,14 @@ class _Actors:
     its one Ray call then serves (:func:`_serve`). Ray places the actors; their messages do
     not go through Ray."""
 
-    def __init__(self, config: ANFSPConfig, episodes: int, params: tuple):
+    def __init__(self, config: ANFSPConfig, episodes: int, params: tuple,
+                 shared: _SharedNetworks | None = None):
         self._processes: list = []
         self._ray_actors: list = []
         self._links: list[_Link] = []
         self._ready: collections.deque = collections.deque()  # links with a message waiting
         connections = (self._start_ray(config, episodes) if config.backend == "ray"
-                       else self._start_processes(config, episodes))
+                       else self._start_processes(config, episodes, shared))
         self._links = [_Link(c) for c in connections]
         for link in self._links:
             link.order("params", params)
@@ -468,13 +544,14 @@ class _Actors:
                                f"(or one died)") from None
         self._links = [by_actor[k] for k in sorted(by_actor)]
 
-    def _start_processes(self, config: ANFSPConfig, episodes: int) -> list:
+    def _start_processes(self, config: ANFSPConfig, episodes: int,
+                         shared: _SharedNetworks | None) -> list:
         ctx = mp.get_context("spawn")  # jax is not fork-safe
         connections: list = []
         for k in range(config.num_actors):
             mine, theirs = ctx.Pipe(duplex=True)
             process = ctx.Process(target=_actor_process, daemon=True,
-                                  args=(config, k, episodes, theirs))
+                                  args=(config, k, episodes, theirs, shared))
             process.start()
             theirs.close()  # the learner sees EOF if the actor dies
             self._processes.append(process)
@@ -629,6 +706,7 @@ class ANFSP:
         self._pending = 0  # transitions received since the last gradient step
         self._target_sent: dict = {}  # actor_learners: actor -> the target it was last sent
         self._actors: _Actors | None = None
+        self._shared: _SharedNetworks | None = None  # actor_learners in local processes
         self._worker: _Worker | None = None  # actor_learners without actors: in this process
         self._compile()
         self.acting.set_params(self.q_params, self.avg_params)
@@ -694,14 +772,19 @@ class ANFSP:
 
     def _start_actors(self) -> None:
         self._target_sent = {}
-        self._actors = _Actors(self.config, self.episodes // self.config.num_actors,
-                               self._params())
+        cfg = self.config
+        if cfg.design == "actor_learners" and cfg.backend == "processes":
+            self._shared = _SharedNetworks(self._params(), self.actions,
+                                           mp.get_context("spawn"))
+        self._actors = _Actors(cfg, self.episodes // cfg.num_actors, self._params(),
+                               self._shared)
 
     def close(self) -> None:
         """Stop the actors (their unsent episodes are dropped)."""
         if self._actors is not None:
             self._actors.close()
             self._actors = None
+            self._shared = None
 
     def __enter__(self) -> ANFSP:
         return self
@@ -722,6 +805,9 @@ class ANFSP:
             return
         self.cpu_seconds += cpu
         self.episodes += episodes
+        if self._shared is not None:  # the actor-learner has applied them itself
+            self.steps += 1
+            return
         self.apply_gradients(*payload)
         if self._actors is not None:
             self._actors.send([actor], self._params_for(actor))
@@ -801,6 +887,9 @@ class ANFSP:
                 if message is not None:
                     self._take(message)
             self._actors.pause()
+            if self._shared is not None:  # the networks as the actor-learners left them
+                (self.q_params, self.target_params, self.avg_params), self.actions = (
+                    self._shared.read())
         else:
             while time.perf_counter() < stop:
                 self.self_play(self.config.episodes_per_message)

@@ -122,6 +122,7 @@ def _advance(budget, kind, n1, n2, value, floats, nodes_i, nodes_f, pool, slots,
     """
     done = 0
     in_slots = np.empty((0, 1))  # back_up: the sampling distributions are in PROB slots
+    no_f, no_slots = np.empty(0), np.empty((4, 0))  # the root's statistics are in the tree
     mode = ints[MODE]
     node = ints[NODE]
     depth = ints[DEPTH]
@@ -139,9 +140,9 @@ def _advance(budget, kind, n1, n2, value, floats, nodes_i, nodes_f, pool, slots,
                 or counters[SLOTS_USED] + n1 + 1 > slots.shape[1]):
             return FULL, node, ints[ACTION], done
         child = ta.new_node(kind, value if kind == TERMINAL else 0.0, nodes_i, nodes_f,
-                            counters, False)
+                            counters)
         if kind == CHANCE:
-            children = ta.open_node(child, n1, 1, 0, nodes_i, pool, slots, counters, False)
+            children = ta.open_node(child, n1, 1, 0, nodes_i, pool, slots, counters)
             s = nodes_i[SLOT, child]
             for o in range(n1):
                 slots[PROB, s + o] = floats[PROBS + o]
@@ -165,9 +166,10 @@ def _advance(budget, kind, n1, n2, value, floats, nodes_i, nodes_f, pool, slots,
             n2 = nodes_i[N2, node]
             ta.expand(node, ints[ACTION], child, value, slots[PROB, s:s + n1],
                       slots[PROB, s + n1:s + n1 + n2], selector, track_average, floats,
-                      nodes_i, nodes_f, pool, slots, False)
+                      nodes_i, nodes_f, pool, slots, False, False, no_slots)
             ta.back_up(depth, value, path_node, path_i, path_j, in_slots, mean_variant,
-                       selector, track_average, floats, nodes_i, nodes_f, pool, slots)
+                       selector, track_average, floats, nodes_i, nodes_f, pool, slots, no_f,
+                       no_slots)
             done += 1
             mode = IDLE
     gamma = floats[GAMMA]
@@ -184,7 +186,7 @@ def _advance(budget, kind, n1, n2, value, floats, nodes_i, nodes_f, pool, slots,
         if kind == TERMINAL:
             ta.back_up(depth, nodes_f[U1, node], path_node, path_i, path_j, in_slots,
                        mean_variant, selector, track_average, floats, nodes_i, nodes_f, pool,
-                       slots)
+                       slots, no_f, no_slots)
             done += 1
             mode = IDLE
             continue
@@ -195,8 +197,8 @@ def _advance(budget, kind, n1, n2, value, floats, nodes_i, nodes_f, pool, slots,
                     or counters[SLOTS_USED] + n1 + n2 > slots.shape[1]):
                 ints[MODE], ints[NODE], ints[DEPTH] = AT_NODE, node, depth
                 return FULL, node, -1, done
-            ta.mark_open(node, ta.open_node(node, n1, n2, 0, nodes_i, pool, slots, counters,
-                                            False), nodes_i)
+            ta.mark_open(node, ta.open_node(node, n1, n2, 0, nodes_i, pool, slots, counters),
+                         nodes_i)
         if depth >= length:
             ints[MODE], ints[NODE], ints[DEPTH] = AT_NODE, node, depth
             return TOO_DEEP, node, -1, done

@@ -61,24 +61,25 @@ from smmcts_spiel.search.tree_arrays import (
 
 
 @ta.inlined
-def _new_node(code, state, params, data, nodes_i, nodes_f, counters, shared):
+def _new_node(code, state, params, data, nodes_i, nodes_f, counters):
     kind = kernels.status(code, state, params, data)
     u1 = kernels.returns(code, state, params, data) if kind == TERMINAL else 0.0
-    return ta.new_node(kind, u1, nodes_i, nodes_f, counters, shared)
+    return ta.new_node(kind, u1, nodes_i, nodes_f, counters)
 
 
 @ta.inlined
 def _open(node, code, state, params, data, nodes_i, pool, slots, counters, actions_out, outcomes,
           outcome_probs, shared):
     """First visit of a node: its children table, its actions and its statistics; returns
-    the children table's pool offset. ``shared`` (tree parallelism): the thread that claims
+    the children table's pool offset (entries taken from ``counters``: the tree's, or the
+    thread's own blocks, see ``_run``). ``shared`` (tree parallelism): the thread that claims
     the node (``CHILD``: -1 -> -2, by compare-and-swap) opens it; another one waits for it
     to be published (a few hundred nanoseconds: legal actions and the tables)."""
     if shared and not ta.compare_and_swap(nodes_i[CHILD], node, -1, -2):
         return ta.published_child(nodes_i[CHILD], node)
     if nodes_i[KIND, node] == CHANCE:
         n1 = kernels.chance_outcomes(code, state, params, data, outcomes, outcome_probs)
-        c0 = ta.open_node(node, n1, 1, n1 + 1, nodes_i, pool, slots, counters, shared)
+        c0 = ta.open_node(node, n1, 1, n1 + 1, nodes_i, pool, slots, counters)
         a0 = nodes_i[ACTIONS, node]
         s = nodes_i[SLOT, node]
         for o in range(n1):
@@ -95,7 +96,7 @@ def _open(node, code, state, params, data, nodes_i, pool, slots, counters, actio
     if n2 == 0:
         actions_out[n1] = -1
         n2 = 1
-    c0 = ta.open_node(node, n1, n2, n1 + n2, nodes_i, pool, slots, counters, shared)
+    c0 = ta.open_node(node, n1, n2, n1 + n2, nodes_i, pool, slots, counters)
     a0 = nodes_i[ACTIONS, node]
     for a in range(n1 + n2):
         pool[a0 + a] = actions_out[a]
@@ -107,13 +108,17 @@ def _open(node, code, state, params, data, nodes_i, pool, slots, counters, actio
 def _iteration(root, root_state, code, params, data, evaluator, selector, mean_variant,
                track_average, config, nodes_i, nodes_f, pool, slots, counters, rng, state,
                path_node, path_i, path_j, path_probs, actions_out, outcomes, outcome_probs,
-               shared):
+               own_f, own_slots, shared):
     """One iteration of Alg. 1 from the root: descend (replaying the moves), then back up.
 
     The players' sampling distributions go to this thread's ``path_probs`` (one row per
     depth), not to the tree. ``shared``: other threads search the same tree (tree
-    parallelism): nodes, children and pool entries are claimed atomically and published
-    with release stores (:mod:`.tree_arrays`); the statistics are updated without locks."""
+    parallelism): nodes and children are claimed atomically and published with release
+    stores (:mod:`.tree_arrays`), new entries come from the thread's own blocks
+    (``counters`` is then the thread's, see ``_run``), the statistics are updated without
+    locks, and the root's are this thread's own copy (``own_f``, ``own_slots``: see
+    ``tree_arrays.back_up``; empty with one thread)."""
+    own_root = own_f.shape[0] > 0
     for k in range(len(state)):
         state[k] = root_state[k]
     node = root
@@ -139,8 +144,7 @@ def _iteration(root, root_state, code, params, data, evaluator, selector, mean_v
             child = ta.acquire_load(pool, c0 + o)
             if child < 0:
                 if not shared or ta.compare_and_swap(pool, c0 + o, -1, -2):
-                    child = _new_node(code, state, params, data, nodes_i, nodes_f, counters,
-                                      shared)
+                    child = _new_node(code, state, params, data, nodes_i, nodes_f, counters)
                     ta.release_store(pool, c0 + o, child)
                 else:
                     child = ta.published_child(pool, c0 + o)
@@ -160,22 +164,26 @@ def _iteration(root, root_state, code, params, data, evaluator, selector, mean_v
             if a >= 0:
                 kernels.apply_actions(code, state, params, data, pool[a0 + a // n2],
                                       pool[a0 + n1 + a % n2])
-                child = _new_node(code, state, params, data, nodes_i, nodes_f, counters,
-                                  shared)
+                child = _new_node(code, state, params, data, nodes_i, nodes_f, counters)
                 if nodes_i[KIND, child] == TERMINAL:
                     u = nodes_f[U1, child]
                 else:
                     u = kernels.evaluate(code, evaluator, state, params, data, rng)
                 ta.expand(node, a, child, u, path_probs[depth, :n1],
                           path_probs[depth, n1:n1 + n2], selector, track_average, config,
-                          nodes_i, nodes_f, pool, slots, shared)
+                          nodes_i, nodes_f, pool, slots, shared, own_root and depth == 0,
+                          own_slots)
                 break
+        stats = slots
+        if own_root and depth == 0:  # the root's statistics: this thread's own
+            stats = own_slots
+            s = 0
         u1 = rng.random() if n1 > 1 else 0.0
-        i = ta.select(selector, slots[STAT, s:s + n1], slots[COUNT, s:s + n1], gamma, c,
+        i = ta.select(selector, stats[STAT, s:s + n1], stats[COUNT, s:s + n1], gamma, c,
                       path_probs[depth, :n1], u1, track_average)
         u2 = rng.random() if n2 > 1 else 0.0
-        j = ta.select(selector, slots[STAT, s + n1:s + n1 + n2],
-                      slots[COUNT, s + n1:s + n1 + n2], gamma, c, path_probs[depth, n1:n1 + n2],
+        j = ta.select(selector, stats[STAT, s + n1:s + n1 + n2],
+                      stats[COUNT, s + n1:s + n1 + n2], gamma, c, path_probs[depth, n1:n1 + n2],
                       u2, track_average)
         kernels.apply_actions(code, state, params, data, pool[a0 + i], pool[a0 + n1 + j])
         path_node[depth] = node
@@ -184,38 +192,51 @@ def _iteration(root, root_state, code, params, data, evaluator, selector, mean_v
         depth += 1
         node = ta.published_child(pool, c0 + i * n2 + j)
     return ta.back_up(depth, u, path_node, path_i, path_j, path_probs, mean_variant, selector,
-                      track_average, config, nodes_i, nodes_f, pool, slots)
+                      track_average, config, nodes_i, nodes_f, pool, slots, own_f, own_slots)
 
 
 # _nrt is a documented-in-source numba option that its type hints do not list.
 @numba.njit(cache=True, error_model="numpy", _nrt=False, nogil=True)  # type: ignore[call-overload]
 def _run(iterations, root, root_state, code, params, data, evaluator, selector, mean_variant,
          track_average, config, nodes_i, nodes_f, pool, slots, counters, rng, state, path_node,
-         path_i, path_j, path_probs, actions_out, outcomes, outcome_probs, node_room, pool_room,
-         entered, claimed, shared):
+         path_i, path_j, path_probs, actions_out, outcomes, outcome_probs, rooms, blocks,
+         entered, claimed, own, own_f, own_slots, shared):
     """Run up to ``iterations`` iterations while fewer than ``claimed[1]`` are claimed
-    (``claimed[0]``, taken one at a time: atomically if ``shared``, where several threads
-    run this on one tree and share the budget; another thread stops them all by setting
-    ``claimed[1]`` to -1); stops early when the arrays may overflow.
+    (``claimed[0]``); stops early when the arrays may overflow. ``rooms``: the most nodes,
+    pool and slot entries one iteration can add.
 
-    ``node_room`` / ``pool_room``: the most nodes / pool (and slot) entries the iterations
-    in flight (one per thread) can add. ``entered[0]`` counts the calls, incremented once
-    the interpreter lock is released (another tree's thread waits for it to take its task).
-    Returns the number of iterations this call did.
+    ``shared``: several threads run this on one tree (tree parallelism) and share the
+    budget; another thread stops them all by setting ``claimed[1]`` to -1. Each thread
+    claims iterations in batches (``tree_arrays.claim_iteration``) and new entries in
+    blocks of ``blocks`` (``tree_arrays.claim_blocks``) into its own ranges ``own``, and
+    keeps its own copy of the root's statistics (``own_f``, ``own_slots``): the shared
+    counters and the root would otherwise pass between the cores' caches on every
+    iteration.
+
+    ``entered[0]`` counts the calls, incremented once the interpreter lock is released
+    (another tree's thread waits for it to take its task). Returns the number of
+    iterations this call did.
     """
     entered[0] += 1
     done = 0
+    capacities = (nodes_i.shape[1], len(pool), slots.shape[1])
+    allocate = own if shared else counters
     while done < iterations:
-        if (ta.acquire_load(counters, NUM_NODES) + node_room > nodes_i.shape[1]
-                or ta.acquire_load(counters, POOL_USED) + pool_room > len(pool)
-                or ta.acquire_load(counters, SLOTS_USED) + pool_room > slots.shape[1]):
-            break
-        if ta.take(claimed, 0, 1, shared) >= ta.acquire_load(claimed, 1):
-            break
+        if shared:
+            if (not ta.claim_blocks(own, counters, rooms, blocks, capacities)
+                    or not ta.claim_iteration(own, claimed)):
+                break
+        else:
+            if (counters[NUM_NODES] + rooms[NUM_NODES] > capacities[NUM_NODES]
+                    or counters[POOL_USED] + rooms[POOL_USED] > capacities[POOL_USED]
+                    or counters[SLOTS_USED] + rooms[SLOTS_USED] > capacities[SLOTS_USED]):
+                break
+            if ta.take(claimed, 0, 1, False) >= claimed[1]:
+                break
         _iteration(root, root_state, code, params, data, evaluator, selector, mean_variant,
-                   track_average, config, nodes_i, nodes_f, pool, slots, counters, rng, state,
+                   track_average, config, nodes_i, nodes_f, pool, slots, allocate, rng, state,
                    path_node, path_i, path_j, path_probs, actions_out, outcomes, outcome_probs,
-                   shared)
+                   own_f, own_slots, shared)
         done += 1
     return done
 
@@ -251,7 +272,7 @@ def _replay(code, params, data, history, state, actions_out):
 
 @numba.njit(cache=True)
 def _new_root(code, state, params, data, nodes_i, nodes_f, counters):
-    return _new_node(code, state, params, data, nodes_i, nodes_f, counters, False)
+    return _new_node(code, state, params, data, nodes_i, nodes_f, counters)
 
 
 # The compiled functions that call a kernel, and those of them numba caches on disk.
@@ -299,17 +320,25 @@ KernelNode = ArrayNode
 
 class _ThreadArrays:
     """What each thread searching a tree has of its own: its random stream, the game state
-    it replays, its path (nodes, actions and sampling distributions) and scratch arrays."""
+    it replays, its path (nodes, actions and sampling distributions) and scratch arrays;
+    with several threads also its ranges of entries and iterations (``tree_arrays.OWN_*``)
+    and its copy of the root's ``X, n`` and statistics (empty with one thread). Each on
+    cache lines of its own (:func:`.tree_arrays.padded_zeros`)."""
 
-    def __init__(self, kernel, rng: np.random.Generator):
+    def __init__(self, kernel, rng: np.random.Generator, shared: bool):
+        zeros = ta.padded_zeros
         self.rng = rng
-        self.state = np.zeros_like(kernel.initial_state())
-        self.path = np.zeros((3, kernel.max_depth + 1), np.int64)
-        self.probs = np.zeros((kernel.max_depth + 1, 2 * kernel.max_actions))
-        self.actions = np.zeros(2 * kernel.max_actions + 2, np.int64)
-        self.outcomes = np.zeros(kernel.max_chance_outcomes, np.int64)
-        self.outcome_probs = np.zeros(kernel.max_chance_outcomes)
-        self.entered = np.zeros(1, np.int64)  # calls of the compiled iterations (_run)
+        initial = kernel.initial_state()
+        self.state = zeros(initial.shape, initial.dtype)
+        self.path = zeros((3, kernel.max_depth + 1), np.int64)
+        self.probs = zeros((kernel.max_depth + 1, 2 * kernel.max_actions))
+        self.actions = zeros(2 * kernel.max_actions + 2, np.int64)
+        self.outcomes = zeros(kernel.max_chance_outcomes, np.int64)
+        self.outcome_probs = zeros(kernel.max_chance_outcomes)
+        self.entered = zeros(1, np.int64)  # calls of the compiled iterations (_run)
+        self.own = zeros(ta.OWN_SIZE, np.int64)
+        self.own_f = zeros(2 if shared else 0)  # the root's X, n
+        self.own_slots = zeros((4, 2 * kernel.max_actions if shared else 0))
         self.done = 0  # iterations of its last run
 
 
@@ -325,8 +354,11 @@ class KernelSMMCTS(ArrayTreeSearch):
         cores (:class:`.root_parallel.ThreadTeam`). Nodes and children are claimed
         atomically, so the tree is always well formed; the statistics are updated without
         locks (a rare lost update, which changes nothing that matters), and an iteration
-        budget is met exactly in total. Not reproducible with more than one thread: which
-        thread gets which iteration, and so the tree, depends on timing.
+        budget is met exactly in total. Each thread keeps its own copy of the root's
+        statistics during a run (selecting at the root from its own, the tree's below),
+        summed into the tree when the run ends, and takes new entries from blocks of its own
+        (``unused`` counts the entries left in them). Not reproducible with more than one
+        thread: which thread gets which iteration, and so the tree, depends on timing.
 
     Raises ValueError if the game has no kernel.
     """
@@ -349,10 +381,14 @@ class KernelSMMCTS(ArrayTreeSearch):
         joint = kernel.max_actions ** 2
         width = (joint + ta.block_count(ta.DECISION, joint) + 2 * kernel.max_actions
                  + 2 * kernel.max_chance_outcomes)
-        # Room for one iteration in flight per thread (see _run).
+        # What one iteration may add (nodes, pool, slots); with several threads each claims
+        # blocks of entries (see _run), of which it may hold one that the run leaves unused.
+        self._rooms = np.array([kernel.max_depth + 1, (kernel.max_depth + 1) * width,
+                                (kernel.max_depth + 1) * width], np.int64)
+        self._blocks = np.maximum(2 * self._rooms, [64, 4096, 4096]).astype(np.int64)
+        room = self._rooms if threads == 1 else threads * self._blocks
         super().__init__(game, selector, gamma, c, final_strategy,
-                         node_room=threads * (kernel.max_depth + 1),
-                         pool_room=threads * (kernel.max_depth + 1) * width,
+                         node_room=int(room[0]), pool_room=int(max(room[1], room[2])),
                          initial_nodes=initial_nodes, assumed_rate=2e6 * threads,
                          threshold=threshold, max_memory=max_memory)
         self.kernel = kernel
@@ -364,7 +400,10 @@ class KernelSMMCTS(ArrayTreeSearch):
         self._config[ta.SHARED] = float(threads > 1)
         rngs = ([np.random.default_rng(seed)] if threads == 1 else
                 [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(threads)])
-        self._per_thread = [_ThreadArrays(kernel, rng) for rng in rngs]
+        self._per_thread = [_ThreadArrays(kernel, rng, threads > 1) for rng in rngs]
+        #: Node, pool and slot entries below ``counters`` that no node uses: the rest of
+        #: the blocks of entries tree-parallel threads claimed (0 with one thread).
+        self.unused = np.zeros(3, np.int64)
         self._actions = self._per_thread[0].actions
         self._root_state = self._per_thread[0].state.copy()
         self._root_state_history: list[int] | None = None
@@ -395,12 +434,19 @@ class KernelSMMCTS(ArrayTreeSearch):
         return tuple(actions[:n1]), tuple(actions[n1:])
 
     def _new_tree(self, state: pyspiel.State) -> int:
+        self.unused[:] = 0
         self._set_root_state(state.history())
         return self._compiled.new_root(self.kernel.code, self._root_state, self.kernel.params,
                          self.kernel.data, self.nodes_i, self.nodes_f, self.counters)
 
     def _kept(self, order: np.ndarray) -> None:
-        """Nothing to renumber: the nodes store no game state (``set_root`` replays it)."""
+        """Nothing to renumber: the nodes store no game state (``set_root`` replays it);
+        the copy uses every entry."""
+        self.unused[:] = 0
+
+    def reset(self) -> None:
+        super().reset()
+        self.unused[:] = 0
 
     def set_root(self, state: pyspiel.State) -> KernelNode:
         root = super().set_root(state)
@@ -439,22 +485,57 @@ class KernelSMMCTS(ArrayTreeSearch):
         while iterations is None or done < iterations:
             done += self._shared_run(root, _UNBOUNDED if iterations is None
                                      else iterations - done, deadline)
-            if not self.has_room():
-                if not self._grow():
-                    break
-            elif deadline is not None and time.perf_counter() >= deadline:
+            if deadline is not None and time.perf_counter() >= deadline:
+                break  # (growing now would copy the tree after the deadline)
+            if not self.has_room() and not self._grow():
                 break
         return done
 
     def _shared_run(self, root: int, budget: int, deadline: float | None) -> int:
         self._claimed[:] = (0, budget)
+        start = self._root_statistics(root)
         for arrays in self._per_thread:
             arrays.done = 0
+            arrays.own[:] = 0
+            arrays.own_f[:] = start[0]
+            arrays.own_slots[:] = start[1]
         others = [functools.partial(self._run_thread, arrays, root, _UNBOUNDED)
                   for arrays in self._per_thread[1:]]
         assert self._team is not None
-        self._team.run(functools.partial(self._lead, root, deadline), others)
+        try:
+            self._team.run(functools.partial(self._lead, root, deadline), others)
+        finally:
+            self._merge_root_statistics(root, start)
         return sum(arrays.done for arrays in self._per_thread)
+
+    def _root_statistics(self, root: int) -> tuple[np.ndarray, np.ndarray]:
+        """The root's ``X, n`` and, laid out as a thread's ``own_slots``, its statistics
+        (zero while it is not opened)."""
+        f = self.nodes_f[[ta.X, ta.VISITS], root].copy()
+        slots = np.zeros_like(self._per_thread[0].own_slots)
+        n1, n2, s = (int(self.nodes_i[k, root]) for k in (N1, N2, ta.SLOT))
+        if self.nodes_i[CHILD, root] >= 0 and self.nodes_i[ta.KIND, root] == ta.DECISION:
+            slots[:, :n1 + n2] = self.slots[:, s:s + n1 + n2]
+        return f, slots
+
+    def _merge_root_statistics(self, root: int, start: tuple[np.ndarray, np.ndarray]) -> None:
+        """Write the root's statistics back into the tree after a run: what it had at the
+        start plus each thread's additions (every one of them is a sum), and count the
+        entries the threads' blocks left unused."""
+        extra = len(self._per_thread) - 1
+        f = sum(arrays.own_f for arrays in self._per_thread) - extra * start[0]
+        self.nodes_f[[ta.X, ta.VISITS], root] = f
+        if f[1] > 0:
+            self.nodes_f[ta.MEAN, root] = f[0] / f[1]
+        n1, n2, s = (int(self.nodes_i[k, root]) for k in (N1, N2, ta.SLOT))
+        if self.nodes_i[CHILD, root] >= 0 and self.nodes_i[ta.KIND, root] == ta.DECISION:
+            slots = sum(arrays.own_slots[:, :n1 + n2] for arrays in self._per_thread)
+            slots -= extra * start[1][:, :n1 + n2]
+            self.slots[[STAT, COUNT, ta.AVERAGE], s:s + n1 + n2] = slots[:3]
+        for arrays in self._per_thread:
+            own = arrays.own
+            self.unused += (own[ta.OWN_UNUSED:ta.OWN_UNUSED + 3]
+                            + own[ta.OWN_END:ta.OWN_END + 3] - own[:3])
 
     def _lead(self, root: int, deadline: float | None) -> None:
         """The calling thread's part of a shared run: under a time limit in chunks of about
@@ -485,7 +566,7 @@ class KernelSMMCTS(ArrayTreeSearch):
             self._evaluator_code, self._selector_code, self.propagate_mean, self._track_average,
             self._config, self.nodes_i, self.nodes_f, self.pool, self.slots, self.counters,
             arrays.rng, arrays.state, path[0], path[1], path[2], arrays.probs, arrays.actions,
-            arrays.outcomes, arrays.outcome_probs, self._node_room, self._pool_room,
-            arrays.entered, self._claimed, self.threads > 1)
+            arrays.outcomes, arrays.outcome_probs, self._rooms, self._blocks, arrays.entered,
+            self._claimed, arrays.own, arrays.own_f, arrays.own_slots, self.threads > 1)
         arrays.done += done
         return done

@@ -177,12 +177,12 @@ def release_store(array, index, value):
 
 
 @inlined
-def add(array, index, value, config):
-    """``array[index] += value``, atomically where threads share the tree
-    (``config[SHARED]``): a thread descheduled between reading and writing a plain sum
+def add(array, index, value, atomic):
+    """``array[index] += value``, atomically if ``atomic`` (threads share the tree and this
+    entry: ``config[SHARED]``): a thread descheduled between reading and writing a plain sum
     would otherwise write back a value milliseconds old, erasing every update made
     meanwhile (seen: a node's visits short by thousands on the loaded machine)."""
-    if config[SHARED] != 0.0:
+    if atomic:
         _atomic_float_add(array, index, value)  # type: ignore[call-arg]
     else:
         array[index] += value
@@ -197,6 +197,58 @@ def take(array, index, n, shared):
     old = array[index]
     array[index] = old + n
     return old
+# A tree-parallel thread's own ranges (``own``, :func:`claim_blocks`): at ``NUM_NODES``,
+# ``POOL_USED``, ``SLOTS_USED`` the next free entry of its blocks (the layout of ``counters``,
+# so that it is passed where they are), at ``OWN_END + field`` their ends, at ``OWN_UNUSED +
+# field`` the entries it left unused in blocks it gave up; ``OWN_ITERATION`` /
+# ``OWN_ITERATION_END``: the iterations it claimed and has not run yet.
+OWN_END, OWN_UNUSED, OWN_ITERATION, OWN_ITERATION_END = 3, 6, 9, 10
+OWN_SIZE = 11
+ITERATION_BATCH = 16  # iterations a tree-parallel thread claims from the budget at a time
+
+
+@inlined
+def claim_blocks(own, counters, rooms, blocks, capacities):
+    """Before an iteration of a tree-parallel thread: for nodes, pool and slots, if the
+    thread's own block has fewer than ``rooms[field]`` entries left (what an iteration may
+    use), claim a new one of ``blocks[field]`` entries from the tree's ``counters`` by
+    compare-and-swap, never past ``capacities[field]`` (the rest of the old block stays
+    unused, counted at ``OWN_UNUSED``). Threads then touch the shared counters once per
+    block rather than once per node. False if a block does not fit: the run stops, and the
+    arrays grow before the next."""
+    for f in range(3):
+        if own[OWN_END + f] - own[f] >= rooms[f]:
+            continue
+        while True:
+            start = acquire_load(counters, f)
+            if start + blocks[f] > capacities[f]:
+                return False
+            if compare_and_swap(counters, f, start, start + blocks[f]):
+                break
+        own[OWN_UNUSED + f] += own[OWN_END + f] - own[f]
+        own[f] = start
+        own[OWN_END + f] = start + blocks[f]
+    return True
+
+
+@inlined
+def claim_iteration(own, claimed):
+    """Whether a tree-parallel thread may run one more iteration: from its own batch, or
+    from a new batch of up to :data:`ITERATION_BATCH` claimed from the run's budget
+    (``claimed[0]`` the iterations claimed so far, ``claimed[1]`` the budget; -1: another
+    thread stopped the run). The budget is met exactly: a batch ends at the budget."""
+    if acquire_load(claimed, 1) < 0:
+        return False
+    if own[OWN_ITERATION] >= own[OWN_ITERATION_END]:
+        start = atomic_add(claimed, 0, ITERATION_BATCH)
+        own[OWN_ITERATION] = start
+        own[OWN_ITERATION_END] = min(start + ITERATION_BATCH, acquire_load(claimed, 1))
+        if start >= own[OWN_ITERATION_END]:
+            return False
+    own[OWN_ITERATION] += 1
+    return True
+
+
 rm_probabilities = inlined(selectors.regret_matching_probabilities)
 rm_sample = inlined(selectors.regret_matching_sample)
 exp3_probabilities = inlined(selectors.exp3_probabilities)
@@ -211,10 +263,10 @@ ucb_index_random_ties = inlined(selectors.ucb_index_random_ties)
 
 
 @inlined
-def new_node(kind, u1, nodes_i, nodes_f, counters, shared):
-    """Append an unopened node of ``kind`` (``u1``: its value if terminal); ``shared``:
-    other threads append too (the index is taken atomically)."""
-    node = take(counters, NUM_NODES, 1, shared)
+def new_node(kind, u1, nodes_i, nodes_f, counters):
+    """Append an unopened node of ``kind`` (``u1``: its value if terminal), taken from
+    ``counters``: the tree's, or a tree-parallel thread's own block (:func:`claim_blocks`)."""
+    node = take(counters, NUM_NODES, 1, False)
     nodes_i[KIND, node] = kind
     nodes_i[N1, node] = 0
     nodes_i[N2, node] = 0
@@ -239,16 +291,16 @@ def block_count(kind, width):
 
 
 @inlined
-def open_node(node, n1, n2, action_room, nodes_i, pool, slots, counters, shared):
+def open_node(node, n1, n2, action_room, nodes_i, pool, slots, counters):
     """Give ``node`` its children table (``n1 * n2`` entries; chance: ``n1``, with ``n2 = 1``)
     and its block counters (:func:`block_count`), ``action_room`` pool entries for its
-    actions (``ACTIONS``; none if 0) and ``n1 + n2`` zeroed slots (``shared``: taken
-    atomically). Returns the pool offset of the children table, which the caller, once it
+    actions (``ACTIONS``; none if 0) and ``n1 + n2`` zeroed slots, taken from ``counters``
+    (as :func:`new_node`). Returns the pool offset of the children table, which the caller, once it
     has written what else the node needs, publishes with :func:`mark_open`."""
     width = n1 if nodes_i[KIND, node] == CHANCE else n1 * n2
     blocks = block_count(nodes_i[KIND, node], width)
-    p = take(counters, POOL_USED, width + blocks + action_room, shared)
-    s = take(counters, SLOTS_USED, n1 + n2, shared)
+    p = take(counters, POOL_USED, width + blocks + action_room, False)
+    s = take(counters, SLOTS_USED, n1 + n2, False)
     nodes_i[N1, node] = n1
     nodes_i[N2, node] = n2
     nodes_i[ACTIONS, node] = p + width + blocks if action_room > 0 else -1
@@ -289,13 +341,14 @@ def probabilities(selector, stat, counts, gamma, c, out):
 
 @inlined
 def player_update(selector, action, reward, scaled, probs, stat, counts, average,
-                  track_average, sibling_children, nodes_f, player, config):
+                  track_average, sibling_children, nodes_f, player, config, atomic):
     """One player's Update at a node: ``reward`` in [0, 1]; ``scaled``, the player's utility
     in regret matching's units; ``sibling_children[a]`` is the child had it played a.
-    Where threads share the tree, the sums of one entry are added atomically (:func:`add`);
-    regret matching's whole-vector updates and the average's sums are not (lost updates)."""
+    ``atomic``: other threads update these statistics too; the sums of one entry are then
+    added atomically (:func:`add`); regret matching's whole-vector updates and the average's
+    sums are not (lost updates)."""
     n = len(probs)
-    add(counts, action, 1.0, config)
+    add(counts, action, 1.0, atomic)
     if n == 1:
         return
     if track_average:
@@ -313,23 +366,25 @@ def player_update(selector, action, reward, scaled, probs, stat, counts, average
                 mean = utility_sum - mean
             stat[a] += (mean * inv_scale - scaled) if (a != action) & (child >= 0) else 0.0
     elif selector == 1:
-        add(stat, action, reward / probs[action], config)
+        add(stat, action, reward / probs[action], atomic)
     elif selector == 3:
         bandit_regret_update(stat, action, reward, probs[action])
     else:
-        add(stat, action, reward, config)
+        add(stat, action, reward, atomic)
 
 
 @inlined
 def update(node, i, j, u1, fresh, p1, p2, selector, track_average, config, nodes_i, nodes_f,
-           pool, slots):
+           pool, slots, s, atomic):
     """Update(h, i, j, u1) of Alg. 1: each player's selector learns from its own reward.
 
-    ``fresh``: ``p1`` / ``p2`` hold the distributions the actions were sampled from (after
-    a selection); otherwise they are computed into them here (after an expansion)."""
+    The node's statistics are at ``slots[:, s:s + n1 + n2]`` (the tree's slots at
+    ``nodes_i[SLOT, node]``, or a thread's own copy of the root's: :func:`back_up`);
+    ``atomic``: other threads update them too (:func:`add`). ``fresh``: ``p1`` / ``p2``
+    hold the distributions the actions were sampled from (after a selection); otherwise
+    they are computed into them here (after an expansion)."""
     n1 = nodes_i[N1, node]
     n2 = nodes_i[N2, node]
-    s = nodes_i[SLOT, node]
     c0 = nodes_i[CHILD, node]
     if not fresh and (track_average or selector == 1 or selector == 3):
         # (Regret matching's and UCB's updates do not read the distributions.)
@@ -342,11 +397,11 @@ def update(node, i, j, u1, fresh, p1, p2, selector, track_average, config, nodes
     reward1 = (u1 - config[REWARD_LOW]) * config[INV_REWARD_RANGE]
     player_update(selector, i, reward1, u1 * config[INV_SCALE], p1, slots[STAT, s:s + n1],
                   slots[COUNT, s:s + n1], slots[AVERAGE, s:s + n1], track_average,
-                  pool[c0 + j:c0 + n1 * n2:n2], nodes_f, 0, config)
+                  pool[c0 + j:c0 + n1 * n2:n2], nodes_f, 0, config, atomic)
     player_update(selector, j, 1.0 - reward1, (config[UTILITY_SUM] - u1) * config[INV_SCALE],
                   p2, slots[STAT, s + n1:s + n1 + n2], slots[COUNT, s + n1:s + n1 + n2],
                   slots[AVERAGE, s + n1:s + n1 + n2], track_average,
-                  pool[c0 + i * n2:c0 + (i + 1) * n2], nodes_f, 1, config)
+                  pool[c0 + i * n2:c0 + (i + 1) * n2], nodes_f, 1, config, atomic)
 
 
 @inlined
@@ -438,11 +493,13 @@ def published_child(pool, index):
 
 @inlined
 def expand(node, a, child, u, p1, p2, selector, track_average, config, nodes_i, nodes_f,
-           pool, slots, shared):
+           pool, slots, shared, own, own_slots):
     """Link the new ``child`` at joint action ``a``, record its first value ``u`` and update
     ``node`` (whose own ``X, n`` the expansion does not touch). ``shared``: the joint
     action was claimed (:func:`claim_untried`), which counted it already. The child's
-    statistics are written before it is linked: a thread that sees it sees them."""
+    statistics are written before it is linked: a thread that sees it sees them.
+    ``own``: ``node`` is the root, whose statistics this thread keeps in its own copy
+    ``own_slots`` (:func:`back_up`)."""
     c0 = nodes_i[CHILD, node]
     n2 = nodes_i[N2, node]
     width = nodes_i[N1, node] * n2
@@ -453,21 +510,38 @@ def expand(node, a, child, u, p1, p2, selector, track_average, config, nodes_i, 
     if not shared:
         count_child(pool, c0, width, a, False)
         nodes_i[EXPANDED, node] += 1
-    update(node, a // n2, a % n2, u, False, p1, p2, selector, track_average, config, nodes_i,
-           nodes_f, pool, slots)
+    if own:
+        update(node, a // n2, a % n2, u, False, p1, p2, selector, track_average, config,
+               nodes_i, nodes_f, pool, own_slots, 0, False)
+    else:
+        update(node, a // n2, a % n2, u, False, p1, p2, selector, track_average, config,
+               nodes_i, nodes_f, pool, slots, nodes_i[SLOT, node], config[SHARED] != 0.0)
 
 
 @inlined
 def back_up(depth, u, path_node, path_i, path_j, path_probs, mean_variant, selector,
-            track_average, config, nodes_i, nodes_f, pool, slots):
+            track_average, config, nodes_i, nodes_f, pool, slots, own_f, own_slots):
     """``X += u, n += 1`` and the Update at each node of the path, deepest first; RetVal is
     ``u`` or, in the mean variants, the node's new mean. ``path_probs[d]``: the players'
-    sampling distributions at depth ``d`` (empty: in the nodes' ``PROB`` slots)."""
+    sampling distributions at depth ``d`` (empty: in the nodes' ``PROB`` slots).
+
+    ``own_f`` (``X, n``) and ``own_slots`` (its decision statistics, offset 0), if not
+    empty: this thread's own copy of the root's (``path_node[0]``) statistics, updated
+    without atomics (its ``MEAN`` is not kept during the run). Tree parallelism keeps the
+    root's statistics per thread, summed into the tree after each run (``KernelSMMCTS``):
+    every iteration updates the root, and threads writing the same root would pass its
+    cache lines back and forth."""
+    atomic = config[SHARED] != 0.0
     for d in range(depth - 1, -1, -1):
         h = path_node[d]
-        add(nodes_f[X], h, u, config)
-        add(nodes_f[VISITS], h, 1.0, config)
-        nodes_f[MEAN, h] = nodes_f[X, h] / nodes_f[VISITS, h]
+        own = d == 0 and own_f.shape[0] > 0
+        if own:
+            own_f[X] += u
+            own_f[VISITS] += 1.0
+        else:
+            add(nodes_f[X], h, u, atomic)
+            add(nodes_f[VISITS], h, 1.0, atomic)
+            nodes_f[MEAN, h] = nodes_f[X, h] / nodes_f[VISITS, h]
         if nodes_i[KIND, h] == DECISION:
             n1 = nodes_i[N1, h]
             n2 = nodes_i[N2, h]
@@ -478,10 +552,14 @@ def back_up(depth, u, path_node, path_i, path_j, path_probs, mean_variant, selec
                 s = nodes_i[SLOT, h]
                 p1 = slots[PROB, s:s + n1]
                 p2 = slots[PROB, s + n1:s + n1 + n2]
-            update(h, path_i[d], path_j[d], u, True, p1, p2, selector, track_average, config,
-                   nodes_i, nodes_f, pool, slots)
+            if own:
+                update(h, path_i[d], path_j[d], u, True, p1, p2, selector, track_average,
+                       config, nodes_i, nodes_f, pool, own_slots, 0, False)
+            else:
+                update(h, path_i[d], path_j[d], u, True, p1, p2, selector, track_average,
+                       config, nodes_i, nodes_f, pool, slots, nodes_i[SLOT, h], atomic)
         if mean_variant:
-            u = nodes_f[X, h] / nodes_f[VISITS, h]
+            u = (own_f[X] / own_f[VISITS]) if own else nodes_f[X, h] / nodes_f[VISITS, h]
     return u
 
 
@@ -706,6 +784,21 @@ KEEP_RELEASED_BYTES = 256 << 20
 _RELEASED = _ReleasedMemory(KEEP_RELEASED_BYTES)
 if hasattr(os, "register_at_fork"):  # a lock held by another thread stays held in a fork
     os.register_at_fork(after_in_child=lambda: setattr(_RELEASED, "_lock", threading.RLock()))
+
+
+_CACHE_LINE = 64  # bytes
+
+
+def padded_zeros(shape, dtype=np.float64) -> np.ndarray:
+    """Zeros (C-contiguous) on cache lines of their own: a thread's scratch array that
+    shared a cache line with another thread's, at either end, would pass that line between
+    the cores on every write (tree parallelism)."""
+    dtype = np.dtype(dtype)
+    size = int(np.prod(shape))
+    pad = _CACHE_LINE // dtype.itemsize
+    buffer = np.zeros(size + 3 * pad, dtype)
+    start = pad + (-buffer.ctypes.data // dtype.itemsize) % pad  # aligned, a line before
+    return buffer[start:start + size].reshape(shape)
 
 
 class ArrayNode:
