@@ -134,3 +134,17 @@ def test_parallel_is_checked():
     game = pyspiel.load_game("oshi_zumo(coins=10,size=3,horizon=20)")
     with pytest.raises(ValueError, match="parallel must be one of root, tree"):
         SMMCTSBot(game, 0, parallel="leaf")
+
+
+def test_thread_scratch_arrays_have_cache_lines_of_their_own():
+    arrays = [ta.padded_zeros(shape, dtype) for shape, dtype in
+              [((3, 5), np.int64), (7, np.float64), ((4, 6), np.float64), (1, np.int64),
+               (5, np.int32)] * 10]
+    lines = set()
+    for array in arrays:
+        assert array.flags.c_contiguous and not array.any()
+        start = array.ctypes.data
+        assert start % 64 == 0, "starts a cache line"
+        own = set(range(start // 64, (start + array.nbytes - 1) // 64 + 1))
+        assert not own & lines, "shares a cache line with another thread's array"
+        lines |= own

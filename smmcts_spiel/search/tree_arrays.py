@@ -719,7 +719,9 @@ class _ReleasedMemory:
     def __init__(self, limit: int):
         self.limit = limit
         self._mincore = _load_mincore()
-        self._lock = threading.Lock()  # arrays are dropped on any thread
+        # Arrays are dropped on any thread, and in a garbage collection that may run inside
+        # this class's own locked steps (hence re-entrant).
+        self._lock = threading.RLock()
         self._kept: dict[int, list[tuple[mmap.mmap, int]]] = {}  # size: (memory, in memory)
         self._bytes = 0  # of the kept memory's pages in memory
 
@@ -780,6 +782,8 @@ class _ReleasedMemory:
 #: Bytes of released tree memory a process keeps for new arrays (:class:`_ReleasedMemory`).
 KEEP_RELEASED_BYTES = 256 << 20
 _RELEASED = _ReleasedMemory(KEEP_RELEASED_BYTES)
+if hasattr(os, "register_at_fork"):  # a lock held by another thread stays held in a fork
+    os.register_at_fork(after_in_child=lambda: setattr(_RELEASED, "_lock", threading.RLock()))
 
 
 _CACHE_LINE = 64  # bytes
