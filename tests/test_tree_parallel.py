@@ -130,6 +130,18 @@ def test_tree_parallel_bots_play_from_specs_and_time_limits():
     check_tree(bot.search)
 
 
+@needs_two_cores
+def test_the_default_oshi_zumo_runs_tree_parallel_within_the_default_memory():
+    """A horizon of 1,000 makes a worst-case iteration's room large; the minimum max_memory
+    counts one iteration per thread, not the threads' blocks (twice that: 7 GB, refused)."""
+    game = pyspiel.load_game("oshi_zumo")
+    search = KernelSMMCTS(game, seed=6, threads=2)
+    assert search.max_memory == ta.DEFAULT_MAX_MEMORY
+    search.run(game.new_initial_state(), iterations=2000)
+    assert search.last_iterations == 2000
+    check_tree(search, fresh_root=True)
+
+
 def test_parallel_is_checked():
     game = pyspiel.load_game("oshi_zumo(coins=10,size=3,horizon=20)")
     with pytest.raises(ValueError, match="parallel must be one of root, tree"):

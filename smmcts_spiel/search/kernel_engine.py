@@ -390,7 +390,11 @@ class KernelSMMCTS(ArrayTreeSearch):
         super().__init__(game, selector, gamma, c, final_strategy,
                          node_room=int(room[0]), pool_room=int(max(room[1], room[2])),
                          initial_nodes=initial_nodes, assumed_rate=2e6 * threads,
-                         threshold=threshold, max_memory=max_memory)
+                         threshold=threshold, max_memory=max_memory,
+                         # the minimum max_memory: one iteration per thread, not a block
+                         # (twice a worst-case iteration: 7 GB on the default Oshi-Zumo)
+                         iteration_room=(int(threads * self._rooms[0]),
+                                         int(threads * max(self._rooms[1], self._rooms[2]))))
         self.kernel = kernel
         self._compiled = (compiled_for(kernel.module) if kernel.code == kernels.USER_CODE
                           else _BUILT_IN)

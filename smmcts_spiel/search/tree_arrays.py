@@ -927,16 +927,20 @@ class ArrayTreeSearch(TreeSearch):
     def __init__(self, game: pyspiel.Game, selector: str, gamma: float | None,
                  c: float | None, final_strategy: str, node_room: int, pool_room: int,
                  initial_nodes: int, assumed_rate: float, threshold: float = 0.0,
-                 max_memory: int = DEFAULT_MAX_MEMORY):
+                 max_memory: int = DEFAULT_MAX_MEMORY,
+                 iteration_room: tuple[int, int] | None = None):
         super().__init__(game, selector, gamma, c, final_strategy, threshold)
         self._node_room = node_room  # most nodes one iteration adds
         self._pool_room = pool_room  # most pool (and slot) entries one iteration adds
         # At least room for a few iterations, twice (re-rooting copies the kept subtree):
         # below that the root cannot even be opened (a 10-byte limit used to fail inside
-        # the search with "only opened decision nodes list actions").
+        # the search with "only opened decision nodes list actions"). ``iteration_room``
+        # (nodes, pool entries): what the iterations running at once may add, where that is
+        # less than the room kept free before a run (tree-parallel threads' blocks).
+        nodes_once, pool_once = iteration_room or (node_room, pool_room)
         self.max_memory = checks.check_count(
             max_memory, "max_memory (bytes)",
-            minimum=8 * self._bytes((node_room + 1, pool_room, pool_room)))
+            minimum=8 * self._bytes((nodes_once + 1, pool_once, pool_once)))
         self._selector_code = SELECTOR_CODES[self.base_selector]
         self._config = np.array([self.gamma, self.c, self._inv_scale, self._utility_sum,
                                  self._reward_low, self._inv_reward_range, 0.0])
