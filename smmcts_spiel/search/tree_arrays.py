@@ -405,6 +405,16 @@ def update(node, i, j, u1, fresh, p1, p2, selector, track_average, config, nodes
 
 
 @inlined
+def statistics_at(node, own, nodes_i, slots, own_slots, atomic):
+    """Where ``node``'s decision statistics are, for :func:`update`: ``(slots, offset,
+    atomic)``, the tree's slots at ``nodes_i[SLOT, node]`` (``atomic``: other threads update
+    them too), or, if ``own``, this thread's own copy of the root's (:func:`back_up`)."""
+    if own:
+        return own_slots, 0, False
+    return slots, nodes_i[SLOT, node], atomic
+
+
+@inlined
 def select(selector, stat, counts, gamma, c, probs, u, track_average):
     """A player's action from the uniform number ``u`` (draw it only if the player has a
     choice); ``probs`` gets the selector's distribution where the Update or the average
@@ -510,12 +520,10 @@ def expand(node, a, child, u, p1, p2, selector, track_average, config, nodes_i, 
     if not shared:
         count_child(pool, c0, width, a, False)
         nodes_i[EXPANDED, node] += 1
-    if own:
-        update(node, a // n2, a % n2, u, False, p1, p2, selector, track_average, config,
-               nodes_i, nodes_f, pool, own_slots, 0, False)
-    else:
-        update(node, a // n2, a % n2, u, False, p1, p2, selector, track_average, config,
-               nodes_i, nodes_f, pool, slots, nodes_i[SLOT, node], config[SHARED] != 0.0)
+    stats, s, atomic = statistics_at(node, own, nodes_i, slots, own_slots,
+                                     config[SHARED] != 0.0)
+    update(node, a // n2, a % n2, u, False, p1, p2, selector, track_average, config, nodes_i,
+           nodes_f, pool, stats, s, atomic)
 
 
 @inlined
@@ -552,12 +560,9 @@ def back_up(depth, u, path_node, path_i, path_j, path_probs, mean_variant, selec
                 s = nodes_i[SLOT, h]
                 p1 = slots[PROB, s:s + n1]
                 p2 = slots[PROB, s + n1:s + n1 + n2]
-            if own:
-                update(h, path_i[d], path_j[d], u, True, p1, p2, selector, track_average,
-                       config, nodes_i, nodes_f, pool, own_slots, 0, False)
-            else:
-                update(h, path_i[d], path_j[d], u, True, p1, p2, selector, track_average,
-                       config, nodes_i, nodes_f, pool, slots, nodes_i[SLOT, h], atomic)
+            stats, s, shared_entry = statistics_at(h, own, nodes_i, slots, own_slots, atomic)
+            update(h, path_i[d], path_j[d], u, True, p1, p2, selector, track_average, config,
+                   nodes_i, nodes_f, pool, stats, s, shared_entry)
         if mean_variant:
             u = (own_f[X] / own_f[VISITS]) if own else nodes_f[X, h] / nodes_f[VISITS, h]
     return u
