@@ -411,6 +411,10 @@ class KernelSMMCTS(ArrayTreeSearch):
         self._actions = self._per_thread[0].actions
         self._root_state = self._per_thread[0].state.copy()
         self._root_state_history: list[int] | None = None
+        #: Another search of the same game (a root-parallel sibling) whose root state this
+        #: one copies when it holds the same history, instead of replaying it.
+        self.sibling: KernelSMMCTS | None = None
+        self._arguments: dict[int, tuple] = {}  # per thread: _run's arguments (_run_thread)
         self.entered = self._per_thread[0].entered
         self._claimed = np.zeros(2, np.int64)  # iterations claimed in a run, its budget (_run)
         self._team = (root_parallel.ThreadTeam(threads - 1, self.entered) if threads > 1
@@ -459,6 +463,13 @@ class KernelSMMCTS(ArrayTreeSearch):
         return root
 
     def _set_root_state(self, history: list[int]) -> None:
+        sibling = self.sibling
+        if (sibling is not None and sibling._root_state_history == history
+                and sibling.game is self.game
+                and sibling.kernel.module is self.kernel.module):
+            self._root_state[:] = sibling._root_state
+            self._root_state_history = list(history)
+            return
         self._root_state_history = None
         self._root_state[:] = self.kernel.initial_state()
         kernel = self.kernel
@@ -563,14 +574,26 @@ class KernelSMMCTS(ArrayTreeSearch):
     def _run_thread(self, arrays: _ThreadArrays, root: int, iterations: int) -> int:
         """Up to ``iterations`` iterations on one thread (fewer when the shared budget runs
         out or the arrays are full); how many."""
-        kernel = self.kernel
-        path = arrays.path
-        done = self._compiled.run(
-            iterations, root, self._root_state, kernel.code, kernel.params, kernel.data,
-            self._evaluator_code, self._selector_code, self.propagate_mean, self._track_average,
-            self._config, self.nodes_i, self.nodes_f, self.pool, self.slots, self.counters,
-            arrays.rng, arrays.state, path[0], path[1], path[2], arrays.probs, arrays.actions,
-            arrays.outcomes, arrays.outcome_probs, self._rooms, self._blocks, arrays.entered,
-            self._claimed, arrays.own, arrays.own_f, arrays.own_slots, self.threads > 1)
+        done = self._compiled.run(iterations, root, *self._run_arguments(arrays))
         arrays.done += done
         return done
+
+    def _run_arguments(self, arrays: _ThreadArrays) -> tuple:
+        """``_run``'s arguments after ``iterations, root`` for one thread, built once and
+        again only when the tree's arrays were replaced (growth, re-rooting): gathering 31
+        attributes was a tenth of the Python of a two-tree move (26 Nov 2026)."""
+        tree = (self.nodes_i, self.nodes_f, self.pool, self.slots)
+        kept = self._arguments.get(id(arrays))
+        if kept is not None and all(a is b for a, b in zip(kept[9:13], tree)):
+            return kept
+        kernel = self.kernel
+        path = arrays.path
+        arguments = (
+            self._root_state, kernel.code, kernel.params, kernel.data, self._evaluator_code,
+            self._selector_code, self.propagate_mean, self._track_average, self._config,
+            *tree, self.counters, arrays.rng, arrays.state, path[0], path[1], path[2],
+            arrays.probs, arrays.actions, arrays.outcomes, arrays.outcome_probs, self._rooms,
+            self._blocks, arrays.entered, self._claimed, arrays.own, arrays.own_f,
+            arrays.own_slots, self.threads > 1)
+        self._arguments[id(arrays)] = arguments
+        return arguments

@@ -35,7 +35,7 @@ import pyspiel
 
 from smmcts_spiel import checks
 from smmcts_spiel.search.smmcts import SearchPolicy, final_probabilities, strategy_at
-from smmcts_spiel.search.tree_arrays import acquire_load
+from smmcts_spiel.search.tree_arrays import acquire_load, release_store
 
 
 def check_threads(threads) -> int:
@@ -61,7 +61,8 @@ def split_budget(iterations: int | None, trees: int) -> list[int | None]:
 class MergedNode:
     """One state's node in every tree that has it, read as one: the interface of
     ``SearchNode`` / ``ArrayNode`` with each player's counts and sums of sampling
-    distributions added over the trees."""
+    distributions added over the trees (read live, as ``ArrayNode``: each query reads the
+    trees' statistics as they are then)."""
 
     __slots__ = ("_nodes",)
 
@@ -78,7 +79,7 @@ class MergedNode:
 
     @property
     def is_open(self) -> bool:
-        return any(n.is_open for n in self._nodes)
+        return bool(self._open_nodes())
 
     def _open_nodes(self) -> list:
         return [n for n in self._nodes if n.is_open]
@@ -102,33 +103,39 @@ class MergedNode:
     def mover(self) -> int | None:
         return self._open_nodes()[0].mover
 
+    def _summed(self, field: str, player: int) -> list:
+        """``player``'s ``field`` ("counts" or "strategy_sums") added over the open nodes,
+        in tree order (the same sums, bit for bit, as adding the lists one by one); one
+        array sum per tree, not a Python sum per action."""
+        rows = [n.player_row(field, player) for n in self._open_nodes()]
+        total = rows[0] if rows else np.zeros(0)
+        for row in rows[1:]:
+            total += row
+        return total.tolist()
+
     @property
     def counts(self) -> tuple[list[int], list[int]]:
-        counts = [n.counts for n in self._open_nodes()]  # each node read once
-        return _summed(c[0] for c in counts), _summed(c[1] for c in counts)
+        return self._summed("counts", 0), self._summed("counts", 1)
 
     @property
     def strategy_sums(self) -> tuple[list[float], list[float]]:
-        sums = [n.strategy_sums for n in self._open_nodes()]
-        return _summed(s[0] for s in sums), _summed(s[1] for s in sums)
+        return self._summed("strategy_sums", 0), self._summed("strategy_sums", 1)
 
     def strategy(self, player: int, final_strategy: str = "empirical",
                  exploration: float = 0.0, threshold: float = 0.0) -> list[float]:
         """The final strategy from the merged statistics (``smmcts.final_probabilities``)."""
         if not self.is_open or self.is_chance:
             raise ValueError("only decision nodes the search has opened have strategies")
-        return final_probabilities(self.counts[player], self.strategy_sums[player],
-                                   final_strategy, exploration, threshold)
+        counts = self._summed("counts", player)  # this player's only
+        # the sums of sampling distributions only where the final strategy reads them
+        sums = (counts if final_strategy in ("empirical", "most_visited")
+                else self._summed("strategy_sums", player))
+        return final_probabilities(counts, sums, final_strategy, exploration, threshold)
 
     def child(self, player_actions) -> MergedNode | None:
         children = [c for c in (n.child(player_actions) for n in self._open_nodes())
                     if c is not None]
         return MergedNode(children) if children else None
-
-
-def _summed(rows) -> list:
-    rows = list(rows)
-    return [sum(column) for column in zip(*rows)]
 
 
 def _load_sched_getcpu():
@@ -184,15 +191,18 @@ def _spin_until(counter, above, spins):
 
 
 @numba.njit(nogil=True, cache=True)
-def _await_task(posted, taken, entered, moves, spins):
+def _await_task(posted, taken, entered, moves, spins, finished):
     """A tree's thread waits, without the interpreter lock, for a task (``posted[0] >
     taken``) and then for the caller to be in its own compiled search (``entered[0] >=
     posted[1]``), which releases the lock the thread is about to take (a thread that has
     to wait for the lock sleeps, and is woken as slowly as below); at most ``spins`` polls
     each. It stops polling early when another search of the process starts a move
     (``moves[0]`` changes without a task of its own), whose cores it would take. Whether a
-    task came. Sets ``posted[2]`` on entry (the thread is polling)."""
+    task came. Sets ``posted[2]`` on entry (the thread is polling), and ``finished[0]``
+    (the last task's ``done``): only now, without the interpreter lock, so that the caller
+    waiting for it finds the lock free (``_Task.wait``)."""
     posted[2] = 1
+    release_store(finished, 0, 1)
     seen: int = acquire_load(moves, 0)
     for _ in range(spins):
         if acquire_load(posted, 0) <= taken:
@@ -207,10 +217,10 @@ def _await_task(posted, taken, entered, moves, spins):
     return False
 
 
-#: Polls of one ``_spin_until`` call while a move waits for a tree's thread (about 0.1 ms:
-#: 0.5 ns a poll, measured 26 Nov 2026).
+#: Polls of ``_spin_until`` in about 0.1 ms (0.5 ns a poll, measured 26 Nov 2026).
 _SPINS = 1 << 18
-#: The longest a move polls for the other trees before it sleeps until they are done.
+#: About the longest a move polls for the other trees before it sleeps until they are
+#: done (counted in polls, ``_SPINS`` per 0.1 ms).
 MAX_SPIN_SECONDS = 0.01
 #: Polls of a tree's thread for its next task, after it starts and after each task, before
 #: it sleeps (about 8 ms): a sleeping thread, woken on a busy core, may wait for the
@@ -246,12 +256,19 @@ class _Task:
         return True
 
     def wait(self, spin_seconds: float) -> None:
-        """Until the tree's thread is done with the task: polling for up to
+        """Until the tree's thread is done with the task: polling for about
         ``spin_seconds``, then asleep (a sleeping thread, woken on a busy core, may wait
-        for the scheduler's next tick: up to 4 ms)."""
-        until = time.perf_counter() + spin_seconds
-        while not self.done[0] and time.perf_counter() < until:
-            _spin_until(self.done, 0, _SPINS)
+        for the scheduler's next tick: up to 4 ms).
+
+        The polls are one compiled call, which never takes the interpreter lock: the
+        tree's thread needs the lock after its compiled search (its run's bookkeeping),
+        and a thread that finds it held sleeps until it is free, then waits to be woken.
+        Polling in Python between short compiled calls held the lock now and then, and in
+        most fresh two-tree moves on a busy machine (26 Nov 2026, 19:20 UTC) the tree's
+        thread, or the caller after it, lost one to four scheduler ticks (4 ms each)
+        there: 3-15 ms for a move whose trees were done after 2.4 ms. ``done`` is set
+        once the thread has let the lock go (``_await_task``)."""
+        _spin_until(self.done, 0, int(spin_seconds / 1e-4 * _SPINS))
         self.finished.acquire()
 
 
@@ -268,15 +285,16 @@ def _serve(inbox: queue.SimpleQueue, posted: np.ndarray, entered: np.ndarray,
     bound = _bind(0, core)
     ready.put((threading.get_native_id(), bound))
     taken = 0
+    finished = np.zeros(1, np.int64)  # the last task's ``done``, set by _await_task
     while True:
-        _await_task(posted, taken, entered, _MOVES, IDLE_SPINS)
+        _await_task(posted, taken, entered, _MOVES, IDLE_SPINS, finished)
         task = inbox.get()
         if task is None:
             return
         taken += 1
         task.run()
         task.finished.release()
-        task.done[0] = 1  # last, so the caller rarely finds the interpreter lock held
+        finished = task.done
         del task
 
 
@@ -409,6 +427,9 @@ class RootParallelSearch:
         self.exploration = first.exploration
         self.threshold = first.threshold
         self.last_iterations = 0
+        for search in self.searches[1:]:  # the others copy the first tree's root state
+            if hasattr(search, "sibling"):
+                search.sibling = first
         # One thread of its own per tree after the first (which the caller searches), each
         # bound to another core than the caller's now.
         self._team = ThreadTeam(len(self.searches) - 1, getattr(first, "entered", None))

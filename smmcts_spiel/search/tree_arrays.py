@@ -875,6 +875,13 @@ class ArrayNode:
         """``player``'s sums of sampling distributions (of an opened node)."""
         return self._slots(AVERAGE, player).tolist()
 
+    def player_row(self, field: str, player: int) -> np.ndarray:
+        """``player``'s "counts" (int64) or "strategy_sums" as a new array (of an opened
+        node): what a merged root adds over the trees."""
+        if field == "counts":
+            return self._slots(COUNT, player).astype(np.int64)
+        return self._slots(AVERAGE, player).copy()
+
     @property
     def counts(self) -> tuple[list[int], list[int]]:
         if not self.is_open:
