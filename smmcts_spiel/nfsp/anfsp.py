@@ -338,8 +338,8 @@ class _SharedNetworks:
         self._map[:self._TAG] = self._tag
         self._views: tuple | None = None
         self.views()
-        self._counts[0] = actions  # type: ignore[index]
-        self._refits[0] = actions // every  # type: ignore[index]
+        self._counts[0] = actions
+        self._refits[0] = actions // every
         self.write(trees)
 
     def _bytes(self) -> int:
@@ -380,15 +380,16 @@ class _SharedNetworks:
     def views(self) -> tuple:
         """(Q, target, average) as pytrees of numpy arrays in the shared memory."""
         if self._views is None:
-            if not self.attach():
+            if not self.attach() or self._map is None:
                 raise RuntimeError(f"the shared networks {self.path} are not on this machine")
-            counters = np.frombuffer(self._map, np.int64, 2 + self._writers, self._TAG)
+            memory = self._map
+            counters = np.frombuffer(memory, np.int64, 2 + self._writers, self._TAG)
             self._refits, self._counts = counters[:1], counters[1:]
             start = self._TAG + counters.nbytes
             views = []
             for size, template in zip(self._sizes, self._templates):
                 leaves, treedef = jax.tree_util.tree_flatten(template)
-                flat = np.frombuffer(self._map, np.float32, size, start)
+                flat = np.frombuffer(memory, np.float32, size, start)
                 start += flat.nbytes
                 offsets = np.cumsum([0] + [leaf.size for leaf in leaves])
                 views.append(jax.tree_util.tree_unflatten(treedef, [
@@ -480,8 +481,9 @@ class _Worker:
         payload = ((transitions, supervised) if self.gradients is None
                    else self.gradients(cast(tuple, self.params), transitions, supervised))
         if self.shared is not None:  # applied here; the learner only counts
-            self.shared.apply(self.config, *payload, writer=1 + self.actor)
-            payload = (None, None, payload[2])
+            q_grads, avg_grads, actions = payload
+            self.shared.apply(self.config, q_grads, avg_grads, actions, writer=1 + self.actor)
+            payload = (None, None, actions)
         return self.actor, payload, n, time.process_time() - cpu
 
     def serve(self, address, authkey: bytes) -> None:
