@@ -59,7 +59,8 @@ class SMMCTSBot(SearchBot):
     Each ``step`` searches from the given state, keeping the subtree of the actual history
     from earlier steps. At a simultaneous node the bot samples its action from its final
     strategy (a pure choice would be exploitable); where it moves alone it plays its most
-    frequent action, since a single mover always has a pure best choice.
+    frequent action, since a single mover always has a pure best choice. A forced move
+    (a single legal action) is played at once, without a search.
 
     Args:
       game: two-player zero-sum (or constant-sum) game, simultaneous or sequential.
@@ -171,9 +172,18 @@ class SMMCTSBot(SearchBot):
         self._search.set_root(state)
 
     def step_with_policy(self, state: pyspiel.State):
-        """Search, then return (this player's final strategy as (action, p) pairs, action)."""
+        """Search, then return (this player's final strategy as (action, p) pairs, action).
+
+        A forced move (one legal action) is returned at once, as OpenSpiel's bots do: a
+        search could not change it, and on a time limit it would spend the whole move (a
+        game of the default Oshi-Zumo has hundreds of them). The tree is left as it is, and
+        the next step finds its place from the state's history; no random number is drawn.
+        """
         self.check_state(state)
         self._check_can_act(state)
+        legal = state.legal_actions(self.player_id)
+        if len(legal) == 1:
+            return [(legal[0], 1.0)], legal[0]
         node = self._search.run(state, self.iterations, self.time_limit)
         actions = node.actions[self.player_id]
         probs = node.strategy(self.player_id, self._search.final_strategy,

@@ -12,7 +12,8 @@ ratios. Then each bot searches for ``--move_time`` seconds per move from the sam
 moves overran the limit (median and worst; on a loaded machine the worst includes time the
 process was not scheduled). Last, two SMMCTSBots play ``--overshoot_games`` games against
 each other with ``--overshoot_time`` seconds per move, keeping their trees between moves as
-in a match, and the overshoot of every move is summarised (median, worst).
+in a match, and the overshoot of every searched move is summarised (median, worst; a
+forced move is played at once, without a search, and not counted).
 
 The games without a kernel (``--generic_games``; by default OpenSpiel's C++ tic-tac-toe,
 our Python-defined 4 x 4 Othello and OpenSpiel's Python-defined tic-tac-toe) run the
@@ -236,9 +237,9 @@ def rates(game_string: str, with_cpp: bool) -> dict[str, float]:
 
 def overshoot(game_string: str, threads: str = "1", max_moves: int | None = None
               ) -> list[float]:
-    """Milliseconds over ``--overshoot_time`` of every move of SMMCTSBot self-play games
-    (trees kept between moves; chance outcomes seeded), at most ``max_moves`` joint moves
-    per game."""
+    """Milliseconds over ``--overshoot_time`` of every searched move (more than one legal
+    action) of SMMCTSBot self-play games (trees kept between moves; chance outcomes
+    seeded), at most ``max_moves`` joint moves per game."""
     game = load(game_string)
     t = _OVERSHOOT_TIME.value
     rng = np.random.default_rng(0)
@@ -262,7 +263,8 @@ def overshoot(game_string: str, threads: str = "1", max_moves: int | None = None
             for p in movers:
                 start = time.perf_counter()
                 actions.append(bots[p].step(state))
-                over.append(1000 * (time.perf_counter() - start - t))
+                if len(state.legal_actions(p)) > 1:  # a forced move is played at once
+                    over.append(1000 * (time.perf_counter() - start - t))
             if state.is_simultaneous_node():
                 state.apply_actions(actions)
             else:

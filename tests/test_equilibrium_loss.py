@@ -73,6 +73,16 @@ def test_the_equilibrium_bot_loses_nothing_and_every_loss_is_non_negative():
         assert smmcts["opponent_loss"] == pytest.approx(0.0, abs=1e-9)
 
 
+def test_a_forced_move_the_bot_does_not_search_scores_under_every_rule():
+    # Player 1 (seat 0) has one action at the root (SMMCTSBot plays it without a search, so
+    # its tree has no statistics there), player 2 two; then matching pennies.
+    game = pyspiel.load_game("smmcts_matrix_tree(tree=[[ [[1 0] [0 1]] [[0 1] [1 0]] ]])")
+    result = el.play_scored_game(game, "smmcts(iterations=200)", 0, seed=0,
+                                 rules=(("empirical", 0.0), ("most_visited", 0.0)))
+    assert result["rule_loss"].shape == (2, 2)
+    assert result["rule_loss"][0] == pytest.approx([0.0, 0.0])  # the forced move loses nothing
+
+
 def test_against_another_bot_the_gains_weigh_both_strategies():
     game = pyspiel.load_game(SMALL_OSHI)
     result = el.play_scored_game(game, "equilibrium", 0, seed=4, opponent="random")

@@ -77,6 +77,31 @@ def test_a_dropped_bot_is_freed_without_the_cycle_collector(engine):
         gc.enable()
 
 
+@pytest.mark.parametrize("engine", ["auto", "generic", "reference"])  # auto: the kernel
+def test_a_forced_move_is_played_without_a_search_and_the_tree_kept(engine):
+    # A 2x2 stage, then in every branch one where player 1 (seat 0) has a single action and
+    # player 2 two, then a 2x2 stage again.
+    forced = "[[ [[1 0] [0 1]] [[0 1] [1 0]] ]]"
+    game = pyspiel.load_game(f"smmcts_matrix_tree(tree=[[{forced} {forced}] "
+                             f"[{forced} {forced}]])")
+    bot = SMMCTSBot(game, 0, iterations=2_000, seed=0, engine=engine)
+    state = game.new_initial_state()
+    bot.restart_at(state)
+    first = bot.step(state)
+    state.apply_actions([first, 1])
+    assert state.legal_actions(0) == [0] and len(state.legal_actions(1)) == 2
+    searched = bot.search.find(state).visits  # what the first move's search left here
+    policy, action = bot.step_with_policy(state)
+    assert (policy, action) == ([(0, 1.0)], 0)
+    assert bot.search.find(state).visits == searched  # no iteration spent on it
+    state.apply_actions([0, 1])
+    kept = bot.search.find(state).visits
+    assert kept > 0
+    assert bot.step(state) in (0, 1)
+    # The subtree the first search grew below the forced move is where the search went on.
+    assert bot.search.root.visits > kept
+
+
 def test_step_with_policy_reports_the_final_strategy():
     game = pyspiel.load_game("matrix_rps")
     bot = SMMCTSBot(game, 1, iterations=3_000, seed=0)

@@ -160,8 +160,9 @@ def _vector(strategy: dict[int, float], actions: list[int]) -> np.ndarray:
 def _rule_strategies(bot, state, seat, rules) -> list[dict[int, float]]:
     if not rules:
         return []
-    if not state.legal_actions(seat):
-        return [{} for _ in rules]
+    legal = state.legal_actions(seat)
+    if len(legal) <= 1:  # no move, or a forced one (the bot does not search it)
+        return [{a: 1.0 for a in legal} for _ in rules]
     if not isinstance(bot, SMMCTSBot):
         raise ValueError("final-move rules can only be compared for SMMCTSBot (smmcts specs)")
     search = bot.search
