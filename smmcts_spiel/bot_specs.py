@@ -21,7 +21,9 @@ A spec is ``name`` or ``name(key=value,...)``; :func:`make_bot` builds a fresh, 
                                                     information states; simulations=N
                                                     per move (default 100), uct_c=2,
                                                     final_policy=max_visit
-    mcts(time_limit=0.1,engine=cpp)                 OpenSpiel's MCTSBot, Python or C++
+    mcts(time_limit=0.1,engine=cpp)                 OpenSpiel's MCTSBot, Python or C++;
+                                                    seats=first or second: both seats by
+                                                    one mover's rule (symmetric games)
     equilibrium                                     samples the exact solution (solver)
     random                                          uniform random
     nfsp(file=run.npz)                              average policy of an MC-NFSP / ANFSP checkpoint
@@ -64,7 +66,7 @@ BOT_PARAMS: dict[str, dict[str, type]] = {
     "ismcts": {"simulations": int, "time_limit": float, "uct_c": float, "worlds": str,
                "final_policy": str},
     "mcts": {"iterations": int, "time_limit": float, "uct_c": float, "rollouts": int,
-             "engine": str},
+             "engine": str, "seats": str},
     "equilibrium": {},
     "random": {},
     "nfsp": {"file": str},

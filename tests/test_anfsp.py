@@ -141,35 +141,107 @@ def test_the_actor_learners_numpy_sgd_step_is_optax_sgd():
             np.testing.assert_allclose(g, w, rtol=1e-6, atol=1e-7)
 
 
-def test_actor_learners_in_local_processes_update_the_shared_networks_themselves():
-    """With local actor-learner processes the networks are in shared memory and each
-    actor-learner applies its own SGD steps there (A3C's way, no learner in between):
-    the same step as the learner's, and the target refitted when the global action count
-    passes a multiple of target_update_actions."""
-    import multiprocessing as mp
+def _random_like(tree, seed=0):
+    rng = np.random.default_rng(seed)
+    return __import__("jax").tree_util.tree_map(
+        lambda p: rng.normal(size=p.shape).astype(np.float32), tree)
 
+
+def test_actor_learners_update_the_shared_networks_themselves():
+    """With actors the networks are in shared memory and each actor-learner applies its own
+    SGD steps there (A3C's way, no learner in between): the same step as the learner's,
+    its actions counted as its own, and the target refitted when the global action count
+    (the writers' counts summed) passes a multiple of target_update_actions."""
     run = ANFSP(_actor_learners(target_update_actions=100))
-    shared = anfsp._SharedNetworks(run._params(), 90, mp.get_context("spawn"))  # noqa: SLF001
-    (q, target, avg), actions = shared.read()
-    np.testing.assert_array_equal(_leaves(q), _leaves(run.q_params))
-    assert actions == 90
-    rng = np.random.default_rng(0)
-    q_grads, avg_grads = (
-        __import__("jax").tree_util.tree_map(
-            lambda p: rng.normal(size=p.shape).astype(np.float32), params)
-        for params in (run.q_params, run.avg_params))
-    shared.apply(run.config, q_grads, avg_grads, 5)  # 95 actions: no refit
-    (q, target, avg), actions = shared.read()
-    want_q = anfsp._sgd(run.q_params, q_grads, run.config.rl_learning_rate)  # noqa: SLF001
-    want_avg = anfsp._sgd(run.avg_params, avg_grads, run.config.sl_learning_rate)  # noqa: SLF001
-    np.testing.assert_allclose(_leaves(q), _leaves(want_q), rtol=1e-6, atol=1e-7)
-    np.testing.assert_allclose(_leaves(avg), _leaves(want_avg), rtol=1e-6, atol=1e-7)
-    np.testing.assert_array_equal(_leaves(target), _leaves(run.target_params))
-    shared.apply(run.config, None, None, 5)  # 100 actions: the target is refitted
-    (q2, target, avg2), actions = shared.read()
-    assert actions == 100
-    np.testing.assert_array_equal(_leaves(target), _leaves(q))
-    np.testing.assert_array_equal(_leaves(q2), _leaves(q))
+    shared = anfsp._SharedNetworks(run._params(), 90, 3, 100)  # noqa: SLF001
+    try:
+        (q, target, avg), actions = shared.read()
+        np.testing.assert_array_equal(_leaves(q), _leaves(run.q_params))
+        assert actions == 90 and shared.refits == 0
+        q_grads, avg_grads = _random_like(run.q_params), _random_like(run.avg_params, 1)
+        shared.apply(run.config, q_grads, avg_grads, 5, writer=1)  # 95 actions: no refit
+        (q, target, avg), actions = shared.read()
+        want_q = anfsp._sgd(run.q_params, q_grads, run.config.rl_learning_rate)  # noqa: SLF001
+        want_avg = anfsp._sgd(run.avg_params, avg_grads,  # noqa: SLF001
+                              run.config.sl_learning_rate)
+        np.testing.assert_allclose(_leaves(q), _leaves(want_q), rtol=1e-6, atol=1e-7)
+        np.testing.assert_allclose(_leaves(avg), _leaves(want_avg), rtol=1e-6, atol=1e-7)
+        np.testing.assert_array_equal(_leaves(target), _leaves(run.target_params))
+        shared.apply(run.config, None, None, 5, writer=2)  # 100 actions: the target is refitted
+        (q2, target, avg2), actions = shared.read()
+        assert actions == 100 and shared.refits == 1
+        np.testing.assert_array_equal(_leaves(target), _leaves(q))
+        np.testing.assert_array_equal(_leaves(q2), _leaves(q))
+        assert shared.read(target=False)[0][1] is None
+    finally:
+        shared.unlink()
+
+
+def _apply_in_another_process(shared, config, q_grads, done):
+    """An actor-learner's step in a process that got the shared networks by pickling, as a
+    Ray actor gets them (a spawned process's arguments are pickled too)."""
+    assert shared.attach()
+    shared.apply(config, q_grads, None, 7, writer=1)
+    done.set()
+
+
+def test_a_process_that_gets_the_shared_networks_by_pickling_updates_them_in_place():
+    """What a Ray actor on this machine does: attach to the block by its path and update it
+    in place; the learner sees the step and the actions without a message."""
+    import multiprocessing
+
+    run = ANFSP(_actor_learners())
+    shared = anfsp._SharedNetworks(run._params(), 0, 2, 100)  # noqa: SLF001
+    try:
+        q_grads = _random_like(run.q_params)
+        context = multiprocessing.get_context("spawn")
+        done = context.Event()
+        process = context.Process(target=_apply_in_another_process,
+                                  args=(shared, run.config, q_grads, done))
+        process.start()
+        process.join(timeout=120)
+        assert done.is_set() and process.exitcode == 0
+        (q, _, _), actions = shared.read()
+        want = anfsp._sgd(run.q_params, q_grads, run.config.rl_learning_rate)  # noqa: SLF001
+        np.testing.assert_allclose(_leaves(q), _leaves(want), rtol=1e-6, atol=1e-7)
+        assert actions == 7
+    finally:
+        shared.unlink()
+
+
+def test_an_actor_learner_elsewhere_sends_gradients_the_learner_applies_to_the_shared_ones():
+    """An actor on another machine cannot attach (no such file there, or another block
+    under that name): it sends its gradients, and the learner applies them to the shared
+    networks and sends it the new parameters, the target only when it was refitted."""
+    import pickle
+
+    run = ANFSP(_actor_learners(target_update_actions=10**6))
+    shared = anfsp._SharedNetworks(run._params(), 0, 2, 10**6)  # noqa: SLF001
+    try:
+        elsewhere = pickle.loads(pickle.dumps(shared))
+        impostor = pickle.loads(pickle.dumps(shared))
+        impostor._tag = bytes(len(impostor._tag))  # noqa: SLF001  (another block's tag)
+        assert not impostor.attach()
+        shared.unlink()  # the name gone, as on another machine
+        assert not elsewhere.attach()
+        worker = anfsp._Worker(run.config, 0, 0, shared=elsewhere)  # noqa: SLF001
+        assert worker.shared is None
+        run._shared, run._worker = shared, worker  # noqa: SLF001
+        worker.set_params(run._params_for(0))  # noqa: SLF001
+        before = _leaves(shared.read()[0][0])
+        message = worker.work()
+        q_grads, _, actions = message[1]
+        assert q_grads is not None and actions > 0
+        run._take(message)  # noqa: SLF001
+        (q, target, _), count = shared.read()
+        want = anfsp._sgd(run.q_params, q_grads, run.config.rl_learning_rate)  # noqa: SLF001
+        np.testing.assert_allclose(_leaves(q), _leaves(want), rtol=1e-6, atol=1e-7)
+        assert not np.array_equal(_leaves(q), before) and count == actions
+        np.testing.assert_array_equal(_leaves(worker.params[0]), _leaves(q))  # sent back
+        np.testing.assert_array_equal(_leaves(worker.params[1]), _leaves(target))
+        assert run._params_for(0)[1] is None  # noqa: SLF001  (the target unchanged)
+    finally:
+        shared.unlink()
 
 
 def _leaves(tree, flat=True):
@@ -198,9 +270,33 @@ def test_actors_feed_the_learner_and_stop(design, backend):
         assert run.episodes > 0 and run.steps > 0
         assert not np.array_equal(before, _params(run))
         actors = run._actors  # noqa: SLF001  (white-box: they must end)
+        # the paper's actor-learners on this machine update the shared networks themselves
+        assert actors.sharing == ({0, 1} if design == "actor_learners" else set())
     assert run._actors is None  # noqa: SLF001
     if backend == "processes":
         assert not any(p.is_alive() for p in actors._processes)  # noqa: SLF001
+
+
+@pytest.mark.slow  # starting a local Ray takes a minute on two busy cores
+def test_ray_actor_learners_that_cannot_attach_send_gradients(monkeypatch):
+    """Ray actor-learners on another machine, played on a local Ray: the path they are
+    given to the shared networks names no file, so they send their gradients and the
+    learner applies them."""
+    pytest.importorskip("ray")
+    state = anfsp._SharedNetworks.__getstate__  # noqa: SLF001
+    monkeypatch.setattr(anfsp._SharedNetworks, "__getstate__",  # noqa: SLF001
+                        lambda self: {**state(self), "path": self.path + "-elsewhere"})
+    config = ANFSPConfig(num_actors=1, episodes_per_message=8, design="actor_learners",
+                         backend="ray", min_buffer_size_to_learn=64, hidden=(16,))
+    with ANFSP(config) as run:
+        before = _leaves(run.q_params)
+        for _ in range(40):  # not timed: until the learner has applied its gradients
+            run.train(5.0)
+            if run.steps > 0:
+                break
+        assert run._actors.sharing == set()  # noqa: SLF001
+        assert run.steps > 0 and run.actions > 0
+        assert not np.array_equal(before, _leaves(run.q_params))
 
 
 def test_openspiel_nfsp_batch_probabilities_equal_the_agents_own():
@@ -275,7 +371,7 @@ def test_an_actor_serves_the_learners_orders_on_its_link():
     learner, actor = multiprocessing.Pipe(duplex=True)
     thread = threading.Thread(target=anfsp._serve, args=(worker, actor))  # noqa: SLF001
     thread.start()
-    assert learner.recv() == 1  # ready
+    assert learner.recv() == (1, False)  # ready, no shared networks to update
     learner.send(("params", run._params()))  # noqa: SLF001
     learner.send(("run", True))
     messages = [learner.recv() for _ in range(4)]

@@ -181,3 +181,66 @@ def test_match_script_prints_the_table():
          "--game=goofspiel(num_cards=3,imp_info=False)", "--bot_a=smmcts(iterations=50)",
          "--bot_b=random", "--num_games=2"], capture_output=True, text=True, check=True)
     assert "smmcts(iterations=50)" in proc.stdout and "mean return A" in proc.stdout
+
+
+SYMMETRIC = ["goofspiel(num_cards=5,imp_info=False,points_order=random)",
+             "goofspiel(num_cards=4,imp_info=False,points_order=descending,"
+             "returns_type=point_difference)",
+             "blotto(coins=5,fields=3)", "oshi_zumo(coins=6,size=2,horizon=8)",
+             "oshi_zumo(coins=5,size=3,horizon=12,min_bid=1)"]
+
+
+@pytest.mark.parametrize("game_string", SYMMETRIC)
+def test_the_mirrored_history_is_the_game_seen_from_the_other_seat(game_string):
+    # What seats="first" / "second" rely on, checked on random trajectories: with the two
+    # actions of every joint move exchanged, each player has the other's legal actions at
+    # every round and the other's return at the end.
+    from smmcts_spiel.bots.openspiel_bots import SYMMETRIC_GAMES, turn_based_state
+    game = pyspiel.load_game(game_string)
+    assert game.get_type().short_name in SYMMETRIC_GAMES
+    turn_based = pyspiel.convert_to_turn_based(game)
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes, probs = zip(*state.chance_outcomes())
+                state.apply_action(int(rng.choice(outcomes, p=probs)))
+                continue
+            mirrored = turn_based_state(game, turn_based, state, mirrored=True)
+            assert mirrored.current_player() == 0
+            first = mirrored.legal_actions(0)
+            assert first == state.legal_actions(1)
+            mirrored.apply_action(first[0])
+            assert mirrored.legal_actions(1) == state.legal_actions(0)
+            state.apply_actions([int(rng.choice(state.legal_actions(p))) for p in (0, 1)])
+        end = turn_based_state(game, turn_based, state, mirrored=True)
+        assert end.is_terminal() and end.returns() == state.returns()[::-1]
+
+
+@pytest.mark.parametrize("engine", ["python", "cpp"])
+def test_seat_rules_play_both_seats_by_one_movers_rule(engine):
+    # Blotto's first move is the same state from either seat: a player-0 bot reading the
+    # search as the second mover plays what the wrapper's player 1 plays, and a player-1
+    # bot reading it as the first mover what its player 0 plays (same seed, same search).
+    game = pyspiel.load_game("blotto(coins=6,fields=3)")
+    state = game.new_initial_state()
+
+    def move(player, seats):
+        return TurnBasedMCTSBot(game, player, iterations=300, engine=engine, seed=5,
+                                seats=seats).step(state)
+
+    assert move(0, "second") == move(1, "openspiel") == move(1, "second")
+    assert move(1, "first") == move(0, "openspiel") == move(0, "first")
+    assert move(0, "openspiel") != move(1, "openspiel")  # the two rules differ here
+
+
+@pytest.mark.parametrize("game_string, seats, message", [
+    ("matrix_mp", "second", "treats both players alike"),  # not symmetric
+    ("tic_tac_toe", "first", "treats both players alike"),  # not simultaneous
+    ("blotto", "last", "seats must be one of"),
+])
+def test_seat_rules_refuse_games_they_do_not_fit(game_string, seats, message):
+    with pytest.raises(ValueError, match=message):
+        bot_specs.make_bot(f"mcts(iterations=10,seats={seats})", pyspiel.load_game(game_string),
+                           0, seed=0)

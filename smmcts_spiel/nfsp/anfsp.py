@@ -12,10 +12,10 @@ game and share the networks, which the learner holds. Two designs (``design``):
   each actor-learner computes the Q-network's gradient on its own transitions, accumulated
   over ``episodes_per_message`` episodes (the mean over them, "similar to mini-batches"),
   and the average network's gradient on a minibatch of its own supervised memory, and
-  applies them (SGD) to the shared networks: local actor-learner processes themselves,
-  lock-free on networks in shared memory, as A3C's threads do (:class:`_SharedNetworks`);
-  Ray actors (which may be on other machines) send them to the learner, which applies them
-  as they arrive and sends the actor-learner the new parameters. The target network is
+  applies them (SGD) to the shared networks itself, lock-free on networks in shared
+  memory, as A3C's threads do (:class:`_SharedNetworks`): local processes and Ray actors on
+  this machine alike. A Ray actor on another machine sends them to the learner, which
+  applies them as they arrive and sends it the new parameters. The target network is
   refitted every ``target_update_actions`` actions of all actor-learners. No replay
   memory. The paper's threads share one supervised memory; our actor-learners are
   processes, so each keeps its own (``reservoir_capacity / num_actors`` items), lost when
@@ -37,12 +37,15 @@ timing, so runs are not bit-for-bit reproducible.
 from __future__ import annotations
 
 import collections
+import contextlib
 import functools
 import math
+import mmap
 import multiprocessing as mp
 import multiprocessing.connection
 import os
 import socket
+import tempfile
 import threading
 import time
 from dataclasses import dataclass
@@ -294,53 +297,129 @@ def _to_numpy(tree):
 
 
 class _SharedNetworks:
-    """The paper's shared networks for actor-learners that are local processes (design
-    ``actor_learners``, backend ``processes``): the Q, target and average networks'
-    parameters in shared memory, which each actor-learner updates itself after each
-    message, lock-free as A3C's threads do (Mnih et al. 2016), and Algorithm 2's global
-    action counter, which refits the target. No learner process applies updates or sends
-    parameters between the actor-learners and the networks (with it, the learner's share of
-    the two cores kept 2 actor-learners at 1.4-1.8 times one: ``docs/mc_nfsp.md``). Ray
-    actors, which may run on other machines, send their gradients to the learner."""
+    """The paper's shared networks for actor-learners (design ``actor_learners`` with
+    actors): the Q, target and average networks' parameters and Algorithm 2's global action
+    counter in one block of shared memory, a file in ``/dev/shm`` (or the temporary
+    directory) mapped by the learner and by every actor-learner on this machine, local
+    process or Ray actor, which attach to it by its path. Each applies its own SGD steps
+    there after each message, lock-free as A3C's threads do (Mnih et al. 2016), and refits
+    the target when the count passes a multiple of ``target_update_actions``; no learner
+    applies updates or sends parameters in between (with it, the learner's share of the two
+    cores kept 2 actor-learners at 1.4-1.8 times one: ``docs/mc_nfsp.md``; Ray actors on
+    this machine sent gradients that way until 2026-11-26 and ran at 0.80-0.85 of local
+    processes' rate). An actor on another machine finds no such file (or, in a container
+    that happens to have one, not this block's random tag), so it sends its gradients to
+    the learner, which applies them here: whether an actor can share is tested on the
+    memory itself, not inferred from host names or node ids.
 
-    def __init__(self, trees: tuple, actions: int, context):
+    The counter is one integer per writer (the learner, at index 0, which also holds the
+    count of a resumed run, and each actor-learner), each written only by its writer, so
+    that no lock is needed: the total is their sum. A writer that sees the total's
+    multiples of ``target_update_actions`` pass the refits done so far refits the target
+    and records them; two writers may both do so for the same multiple (a second copy of
+    the Q-network), none misses one."""
+
+    _TAG = 16  # bytes of the random tag at the start of the block
+
+    def __init__(self, trees: tuple, actions: int, writers: int, every: int):
         self._templates = tuple(_to_numpy(t) for t in trees)  # their shapes and structure
-        sizes = [sum(leaf.size for leaf in jax.tree_util.tree_leaves(t))
-                 for t in self._templates]
-        self._buffers = [context.RawArray("f", max(1, n)) for n in sizes]
-        self._actions = context.Value("q", actions)
-        self._views: list | None = None
+        self._sizes = [sum(leaf.size for leaf in jax.tree_util.tree_leaves(t))
+                       for t in self._templates]
+        self._writers = writers
+        self._tag = os.urandom(self._TAG)
+        self._owner = True
+        directory = "/dev/shm" if os.path.isdir("/dev/shm") else None  # memory, not disk
+        fd, self.path = tempfile.mkstemp(prefix="smmcts-anfsp-", dir=directory)
+        try:
+            os.ftruncate(fd, self._bytes())
+            self._map: mmap.mmap | None = mmap.mmap(fd, self._bytes())
+        finally:
+            os.close(fd)
+        self._map[:self._TAG] = self._tag
+        self._views: tuple | None = None
+        self.views()
+        self._counts[0] = actions
+        self._refits[0] = actions // every
         self.write(trees)
 
-    def __getstate__(self) -> dict:  # to an actor process at its start: no views
-        return {**self.__dict__, "_views": None}
+    def _bytes(self) -> int:
+        return self._TAG + 8 * (2 + self._writers) + 4 * sum(self._sizes)
 
-    def views(self) -> list:
+    def __getstate__(self) -> dict:  # to an actor: the path, attached there (attach)
+        state = {**self.__dict__, "_map": None, "_views": None, "_owner": False}
+        for views in ("_refits", "_counts"):  # of the learner's mapping
+            state.pop(views, None)
+        return state
+
+    def attach(self) -> bool:
+        """Map the block in this process; False if it is not on this machine (the actor
+        then sends its gradients to the learner)."""
+        if self._map is not None:
+            return True
+        try:
+            with open(self.path, "r+b") as f:
+                if os.fstat(f.fileno()).st_size != self._bytes():
+                    return False
+                memory = mmap.mmap(f.fileno(), self._bytes())
+        except OSError:  # no such file here: another machine (or container)
+            return False
+        if memory[:self._TAG] != self._tag:  # someone else's file of that name
+            memory.close()
+            return False
+        self._map = memory
+        return True
+
+    def unlink(self) -> None:
+        """Remove the block's name (the learner, once its actors have attached): the
+        mappings stay valid, and nothing is left behind if the learner dies."""
+        if self._owner:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self.path)
+            self._owner = False
+
+    def views(self) -> tuple:
         """(Q, target, average) as pytrees of numpy arrays in the shared memory."""
         if self._views is None:
-            self._views = []
-            for buffer, template in zip(self._buffers, self._templates):
+            if not self.attach() or self._map is None:
+                raise RuntimeError(f"the shared networks {self.path} are not on this machine")
+            memory = self._map
+            counters = np.frombuffer(memory, np.int64, 2 + self._writers, self._TAG)
+            self._refits, self._counts = counters[:1], counters[1:]
+            start = self._TAG + counters.nbytes
+            views = []
+            for size, template in zip(self._sizes, self._templates):
                 leaves, treedef = jax.tree_util.tree_flatten(template)
-                flat = np.frombuffer(buffer, np.float32)
+                flat = np.frombuffer(memory, np.float32, size, start)
+                start += flat.nbytes
                 offsets = np.cumsum([0] + [leaf.size for leaf in leaves])
-                self._views.append(jax.tree_util.tree_unflatten(treedef, [
+                views.append(jax.tree_util.tree_unflatten(treedef, [
                     flat[a:b].reshape(leaf.shape)
                     for a, b, leaf in zip(offsets[:-1], offsets[1:], leaves)]))
+            self._views = tuple(views)
         return self._views
 
-    def read(self) -> tuple:
-        """Copies of (Q, target, average) and the action count."""
-        return (tuple(jax.tree_util.tree_map(np.array, v) for v in self.views()),
-                self._actions.value)
+    @property
+    def refits(self) -> int:
+        """Target refits so far (the target changed since an actor got it if this did)."""
+        self.views()
+        return int(self._refits[0])
+
+    def read(self, target: bool = True) -> tuple:
+        """Copies of (Q, target or None, average) and the action count."""
+        q, t, avg = (jax.tree_util.tree_map(np.array, v) if target or k != 1 else None
+                     for k, v in enumerate(self.views()))
+        return (q, t, avg), int(self._counts.sum())
 
     def write(self, trees: tuple) -> None:
         for view, tree in zip(self.views(), trees):
             for v, leaf in zip(jax.tree_util.tree_leaves(view), jax.tree_util.tree_leaves(tree)):
                 v[...] = leaf
 
-    def apply(self, config: ANFSPConfig, q_grads, avg_grads, actions: int) -> None:
-        """An actor-learner's SGD steps (``_sgd``'s, in place) and, every
-        ``target_update_actions`` actions of all actor-learners, the target's refit."""
+    def apply(self, config: ANFSPConfig, q_grads, avg_grads, actions: int,
+              writer: int = 0) -> None:
+        """SGD steps with an actor-learner's gradients (``_sgd``'s, in place), its actions
+        counted as ``writer``'s and, past a multiple of ``target_update_actions`` actions
+        of all, the target's refit."""
         q, target, avg = self.views()
         for view, grads, rate in ((q, q_grads, config.rl_learning_rate),
                                   (avg, avg_grads, config.sl_learning_rate)):
@@ -348,11 +427,10 @@ class _SharedNetworks:
                 for v, g in zip(jax.tree_util.tree_leaves(view),
                                 jax.tree_util.tree_leaves(grads)):
                     v += np.float32(-rate) * g
-        with self._actions.get_lock():
-            before = self._actions.value
-            self._actions.value = before + actions
-        every = config.target_update_actions
-        if (before + actions) // every > before // every:
+        self._counts[writer] += actions
+        owed = int(self._counts.sum()) // config.target_update_actions
+        if owed > self._refits[0]:
+            self._refits[0] = owed
             for t, v in zip(jax.tree_util.tree_leaves(target), jax.tree_util.tree_leaves(q)):
                 t[...] = v
 
@@ -368,7 +446,8 @@ class _Worker:
                  acting: _Acting | None = None, reservoir: ReservoirBuffer | None = None,
                  shared: _SharedNetworks | None = None):
         self.config, self.actor, self.episodes = config, actor, episodes
-        self.shared = shared  # actor_learners in local processes: the networks, updated here
+        # actor_learners: the shared networks, updated here, if they are on this machine
+        self.shared = shared if shared is not None and shared.attach() else None
         # distinct generator streams; ``episodes`` keeps a resumed actor's streams new
         self.acting = acting or _Acting(config, seed=[config.seed, 1 + actor, episodes])
         self.params: tuple | None = None
@@ -402,8 +481,9 @@ class _Worker:
         payload = ((transitions, supervised) if self.gradients is None
                    else self.gradients(cast(tuple, self.params), transitions, supervised))
         if self.shared is not None:  # applied here; the learner only counts
-            self.shared.apply(self.config, *payload)
-            payload = (None, None, payload[2])
+            q_grads, avg_grads, actions = payload
+            self.shared.apply(self.config, q_grads, avg_grads, actions, writer=1 + self.actor)
+            payload = (None, None, actions)
         return self.actor, payload, n, time.process_time() - cpu
 
     def serve(self, address, authkey: bytes) -> None:
@@ -439,7 +519,9 @@ def _serve(worker: _Worker, link) -> None:
     pile up stale experience."""
     newest, running = None, False
     try:
-        link.send(worker.actor)  # ready (imports done), and which actor this is
+        # ready (imports done): which actor this is, and whether it updates the shared
+        # networks itself
+        link.send((worker.actor, worker.shared is not None))
         while True:
             while link.poll(0 if running else 0.2):  # every order waiting; paused: wait
                 order, value = link.recv()
@@ -524,12 +606,14 @@ class _Actors:
         self._ray_actors: list = []
         self._links: list[_Link] = []
         self._ready: collections.deque = collections.deque()  # links with a message waiting
-        connections = (self._start_ray(config, episodes) if config.backend == "ray"
+        connections = (self._start_ray(config, episodes, shared) if config.backend == "ray"
                        else self._start_processes(config, episodes, shared))
         self._links = [_Link(c) for c in connections]
         for link in self._links:
             link.order("params", params)
         by_actor: dict = {}
+        #: the actors that update the shared networks themselves (on this machine)
+        self.sharing: set[int] = set()
         deadline = time.perf_counter() + _START_TIMEOUT
         try:
             while len(by_actor) < len(self._links):  # each actor says it is ready
@@ -537,7 +621,10 @@ class _Actors:
                     raise EOFError
                 waiting = [k for k in self._links if k not in by_actor.values()]
                 for link in self._ready_links(waiting, 0.5):
-                    by_actor[link.connection.recv()] = link  # EOFError if the actor died
+                    actor, sharing = link.connection.recv()  # EOFError if the actor died
+                    by_actor[actor] = link
+                    if sharing:
+                        self.sharing.add(actor)
         except EOFError:
             self.close()
             raise RuntimeError(f"ANFSP's actors did not start within {_START_TIMEOUT} s "
@@ -558,7 +645,8 @@ class _Actors:
             connections.append(mine)
         return connections
 
-    def _start_ray(self, config: ANFSPConfig, episodes: int) -> list:
+    def _start_ray(self, config: ANFSPConfig, episodes: int,
+                   shared: _SharedNetworks | None) -> list:
         import ray  # the ray extra (ANFSP checks it is installed before it gets here)
 
         if not ray.is_initialized():
@@ -579,7 +667,7 @@ class _Actors:
         connections: list = []
         with socket.create_server((host, 0)) as server:
             server.settimeout(0.5)
-            self._ray_actors = [remote.remote(config, k, episodes)
+            self._ray_actors = [remote.remote(config, k, episodes, shared=shared)
                                 for k in range(config.num_actors)]
             calls = [a.serve.remote(server.getsockname(), authkey) for a in self._ray_actors]
             deadline = time.perf_counter() + _START_TIMEOUT
@@ -706,7 +794,7 @@ class ANFSP:
         self._pending = 0  # transitions received since the last gradient step
         self._target_sent: dict = {}  # actor_learners: actor -> the target it was last sent
         self._actors: _Actors | None = None
-        self._shared: _SharedNetworks | None = None  # actor_learners in local processes
+        self._shared: _SharedNetworks | None = None  # actor_learners with actors
         self._worker: _Worker | None = None  # actor_learners without actors: in this process
         self._compile()
         self.acting.set_params(self.q_params, self.avg_params)
@@ -765,7 +853,12 @@ class ANFSP:
     def _params_for(self, actor: int) -> tuple:
         """The actor_learners' parameters for ``actor``, with the target network only if it
         changed since the actor last got it (every ``target_update_actions`` actions): a
-        third less to send after every message."""
+        third less to send after every message. With actors, the shared networks."""
+        if self._shared is not None:
+            refits = self._shared.refits
+            fresh = self._target_sent.get(actor) == refits
+            self._target_sent[actor] = refits
+            return self._shared.read(target=not fresh)[0]
         fresh = self._target_sent.get(actor) is self.target_params
         self._target_sent[actor] = self.target_params
         return self._params(target=not fresh)
@@ -773,11 +866,17 @@ class ANFSP:
     def _start_actors(self) -> None:
         self._target_sent = {}
         cfg = self.config
-        if cfg.design == "actor_learners" and cfg.backend == "processes":
-            self._shared = _SharedNetworks(self._params(), self.actions,
-                                           mp.get_context("spawn"))
-        self._actors = _Actors(cfg, self.episodes // cfg.num_actors, self._params(),
-                               self._shared)
+        if cfg.design == "actor_learners":
+            self._shared = _SharedNetworks(self._params(), self.actions, 1 + cfg.num_actors,
+                                           cfg.target_update_actions)
+            for actor in range(cfg.num_actors):  # the target they start with
+                self._target_sent[actor] = self._shared.refits
+        try:
+            self._actors = _Actors(cfg, self.episodes // cfg.num_actors, self._params(),
+                                   self._shared)
+        finally:
+            if self._shared is not None:  # attached (or not on this machine) by now
+                self._shared.unlink()
 
     def close(self) -> None:
         """Stop the actors (their unsent episodes are dropped)."""
@@ -805,10 +904,14 @@ class ANFSP:
             return
         self.cpu_seconds += cpu
         self.episodes += episodes
-        if self._shared is not None:  # the actor-learner has applied them itself
-            self.steps += 1
+        if self._actors is not None and actor in self._actors.sharing:
+            self.steps += 1  # the actor-learner has applied them itself
             return
-        self.apply_gradients(*payload)
+        if self._shared is not None:  # an actor on another machine: applied here for it
+            self._shared.apply(self.config, *payload)
+            self.steps += 1
+        else:
+            self.apply_gradients(*payload)
         if self._actors is not None:
             self._actors.send([actor], self._params_for(actor))
         else:
