@@ -31,9 +31,11 @@ OpenSpiel's C++ MCTSBot's, or its Python MCTSBot's where the C++ bot refuses the
 (games with rewards along the way: the Python bot plays them through
 ``terminal_rewards_view``), timed alternately in the same run, their
 ratios; then what a player sees: the root iterations of ``--move_time`` moves of one bot kept
-from move to move (its tree cleared, its arrays and threads kept) after a pause as long as
-the move (an opponent's turn, in which its tree threads go to sleep), against the C++ bot's
-at the same time per move (median of ``--repeats`` moves each); and the overshoot of
+from move to move (its tree cleared, its arrays and threads kept) against the C++ bot's at
+the same time per move, the bots taking turns as in a match (the C++ bot's move is our
+bot's opponent's turn, in which its tree threads go to sleep; a pause as long as a move
+where the C++ bot refuses the game), the median of ``--repeats`` moves each and the ratio
+the median of the per-round ratios (:func:`per_move_counts`); and the overshoot of
 SMMCTSBot's moves at ``--overshoot_time`` in self-play with tree reuse (at most
 ``--overshoot_moves`` moves per game). The last lines are
 ``min_ratio_vs_cpp_threads<N>=`` (over the games the C++ bot plays) and
@@ -286,19 +288,32 @@ def per_move_lines(game_string: str, r: dict[str, float], baseline: str) -> str:
     return lines
 
 
-def per_move_kept(game, state, threads: str) -> float:
-    """Median root iterations of ``--move_time`` moves from ``state`` of one SMMCTSBot kept
-    from move to move (its tree cleared before each, its arrays and threads kept), each
-    after a pause as long as the move."""
-    bot, step = ours(game, state, 0, time_limit=_MOVE_TIME.value, threads=threads)
-    step()  # the arrays sized for a move
-    counts = []
-    for _ in range(_REPEATS.value):
-        bot.search.reset()
-        time.sleep(_MOVE_TIME.value)  # the opponent's turn
-        step()
-        counts.append(bot.search.last_iterations)
-    return statistics.median(counts)
+def per_move_counts(game, state, usable: list[str], cpp_move) -> dict[str, list[int]]:
+    """Root iterations of ``--move_time`` moves from ``state``, in ``--repeats`` rounds of
+    one move of each kept SMMCTSBot (one bot per thread count of ``usable``, kept from
+    move to move: its tree cleared before each move, its arrays and threads kept) and one
+    of a fresh C++ MCTSBot (``cpp_move(seed)``: its count; None where the C++ bot does not
+    play the game, and then a pause as long as a move before each of ours instead).
+
+    The bots take turns, as two players of a match do, so that each round's ratio compares
+    moves a fraction of a second apart: this machine switches between speed levels about
+    2x apart within a run (docs/benchmarks.md, runs 8 and 9), and all of our moves before
+    all of the C++ bot's (as until 26 Nov 2026) compared one level with the other."""
+    kept = {k: ours(game, state, 0, time_limit=_MOVE_TIME.value, threads=k) for k in usable}
+    for _, step in kept.values():
+        step()  # the arrays sized for a move
+    counts: dict[str, list[int]] = {f"threads{k}": [] for k in usable}
+    counts["baseline"] = []
+    for seed in range(_REPEATS.value):
+        if cpp_move is not None:  # the opponent's turn before ours
+            counts["baseline"].append(cpp_move(seed))
+        for k, (bot, step) in kept.items():
+            bot.search.reset()
+            if cpp_move is None:
+                time.sleep(_MOVE_TIME.value)  # the opponent's turn
+            step()
+            counts[f"threads{k}"].append(bot.search.last_iterations)
+    return counts
 
 
 def all_games_row(game_string: str, thread_counts: list[str]) -> dict:
@@ -326,11 +341,9 @@ def all_games_row(game_string: str, thread_counts: list[str]) -> dict:
             measured["baseline"].append(n / timed(python(turn_based, tb_state, seed, n)))
         else:
             measured["baseline"].append(np.nan)
-    moves = {f"threads{k}": per_move_kept(game, state, k) for k in usable}
-    if baseline == "cpp":
-        moves["baseline"] = statistics.median(
-            cpp(turn_based, tb_state, seed, 10**9, _MOVE_TIME.value)[1]().explore_count
-            for seed in range(_REPEATS.value))
+    moves = per_move_counts(
+        game, state, usable, None if baseline != "cpp" else lambda seed: cpp(
+            turn_based, tb_state, seed, 10**9, _MOVE_TIME.value)[1]().explore_count)
     row = {"game": game_string, "engine": engine,
            "baseline": {"cpp": "C++ MCTSBot", "python": "Python MCTSBot"}.get(
                baseline, "none (OpenSpiel's MCTSBots refuse it)"),
@@ -351,10 +364,12 @@ def all_games_row(game_string: str, thread_counts: list[str]) -> dict:
             if baseline else np.nan,
             f"{key}_overshoot_median_ms": statistics.median(over) if over else np.nan,
             f"{key}_overshoot_worst_ms": max(over) if over else np.nan,
-            f"{key}_per_move": moves[key],
-            f"{key}_per_move_ratio": moves[key] / moves["baseline"]
-            if "baseline" in moves else np.nan})
-    row["baseline_per_move"] = moves.get("baseline", np.nan)
+            f"{key}_per_move": statistics.median(moves[key]),
+            f"{key}_per_move_ratio": statistics.median(
+                a / b for a, b in zip(moves[key], moves["baseline"]))
+            if moves["baseline"] else np.nan})
+    row["baseline_per_move"] = (statistics.median(moves["baseline"]) if moves["baseline"]
+                                else np.nan)
     row["cpp_refuses"] = refused or ""
     return row
 

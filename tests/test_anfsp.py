@@ -388,6 +388,45 @@ def test_an_actor_serves_the_learners_orders_on_its_link():
     assert all(len(m[1][0][0]) > 0 for m in messages) and worker.episodes >= 12
 
 
+def test_an_actor_whose_connection_resets_while_starting_is_a_clear_error(monkeypatch):
+    """A connection reset (an OSError, not an EOF) while the actors start: a clear error
+    naming the actor, and the actor that did start is stopped. Actor 0 is a real actor's
+    loop in a thread; actor 1's connection resets before it is ready (a fake: a real reset
+    is read as an EOF once the learner's writing thread has met it first)."""
+    import multiprocessing
+    import socket
+    import threading
+    from multiprocessing.connection import Connection
+
+    class Reset(Connection):
+        def recv(self):
+            raise ConnectionResetError(104, "Connection reset by peer")
+
+    config = ANFSPConfig(num_actors=2, hidden=(8,), episodes_per_message=2, seed=1)
+    threads = []
+
+    def serve(worker, link):  # as an actor process does: its end closes when it ends
+        with link:
+            anfsp._serve(worker, link)  # noqa: SLF001
+
+    def start(self, config, episodes, shared):
+        learner, actor = multiprocessing.Pipe(duplex=True)
+        threads.append(threading.Thread(
+            target=serve, args=(anfsp._Worker(config, 0, episodes), actor),  # noqa: SLF001
+            daemon=True))
+        threads[0].start()
+        mine, theirs = socket.socketpair()
+        theirs.close()  # readable, so the learner reads it
+        return [learner, Reset(mine.detach())]
+
+    monkeypatch.setattr(anfsp._Actors, "_start_processes", start)  # noqa: SLF001
+    with pytest.raises(RuntimeError, match=r"actor 1 ended while starting "
+                                           r"\(ConnectionResetError.*num_actors=0"):
+        ANFSP(config).train(1.0)
+    threads[0].join(timeout=10)
+    assert not threads[0].is_alive()  # told to stop
+
+
 def test_actor_learners_get_the_target_network_only_when_it_changed():
     """After each message an actor-learner gets the networks back, the target only if it
     was refitted since (it keeps its own copy): the same parameters, less to send."""

@@ -30,6 +30,7 @@ def test_bench_bot_all_games_writes_a_row_per_game(tmp_path):
     assert [r["game"] for r in rows] == ["matrix_mp",
                                          "repeated_game(stage_game=matrix_mp(),num_repetitions=5)"]
     assert float(rows[0]["threads1_rate"]) > 0 and float(rows[0]["threads1_ratio"]) > 0
+    assert float(rows[0]["threads1_per_move_ratio"]) > 0  # the C++ bot's moves in between
     # The C++ bot refuses rewards along the way; OpenSpiel's Python MCTSBot plays them.
     assert rows[1]["baseline"] == "Python MCTSBot" and rows[1]["cpp_refuses"]
     assert float(rows[1]["threads1_ratio"]) > 0

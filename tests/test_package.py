@@ -117,6 +117,19 @@ def test_subpackages_import_under_smmcts_spiel_from_this_install():
     assert Path(bots.__file__).parent == ROOT / "bots"
 
 
+def test_the_source_folder_without_its_mapping_says_how_to_install(tmp_path):
+    """Python finding the clone's smmcts_spiel/ before an install that maps games/ and bots/
+    into it (a plain ``pip install .`` used from the clone's root) gets one clear error,
+    not a circular-import message. (-S skips this editable install's .pth hook.)"""
+    result = subprocess.run([sys.executable, "-S", "-c", "import smmcts_spiel"],
+                            env={"PYTHONPATH": str(ROOT)}, cwd=tmp_path,
+                            capture_output=True, text=True)
+    assert result.returncode == 1
+    message = result.stderr.strip().splitlines()[-1]
+    assert message.startswith("ImportError: smmcts_spiel was imported from its source folder")
+    assert "pip install -e ." in message and "circular" not in result.stderr
+
+
 def test_wheel_maps_games_and_bots_under_smmcts_spiel(tmp_path):
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",

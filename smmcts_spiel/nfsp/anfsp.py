@@ -609,27 +609,55 @@ class _Actors:
         connections = (self._start_ray(config, episodes, shared) if config.backend == "ray"
                        else self._start_processes(config, episodes, shared))
         self._links = [_Link(c) for c in connections]
-        for link in self._links:
-            link.order("params", params)
         by_actor: dict = {}
         #: the actors that update the shared networks themselves (on this machine)
         self.sharing: set[int] = set()
         deadline = time.perf_counter() + _START_TIMEOUT
         try:
+            for each in self._links:
+                each.order("params", params)
             while len(by_actor) < len(self._links):  # each actor says it is ready
                 if time.perf_counter() > deadline:
-                    raise EOFError
+                    break
                 waiting = [k for k in self._links if k not in by_actor.values()]
                 for link in self._ready_links(waiting, 0.5):
-                    actor, sharing = link.connection.recv()  # EOFError if the actor died
+                    # EOFError if the actor died, an OSError (ConnectionResetError) if its
+                    # connection reset: a Ray actor's socket, a pipe on some systems
+                    actor, sharing = link.connection.recv()
                     by_actor[actor] = link
                     if sharing:
                         self.sharing.add(actor)
-        except EOFError:
+        except (EOFError, OSError) as error:
+            index = self._links.index(link)
+            self.close()  # every actor stopped, the dead one's process joined
+            raise RuntimeError(
+                f"ANFSP's {self._who(index, config.backend)} ended while starting "
+                f"({error!r}): its error, if it printed one, is above; it may have run out "
+                f"of memory or been killed. Start again, or run with num_actors=0 to play "
+                f"in this process") from None
+        if len(by_actor) < len(self._links):
+            missing = [k for k, each in enumerate(self._links) if each not in by_actor.values()]
             self.close()
-            raise RuntimeError(f"ANFSP's actors did not start within {_START_TIMEOUT} s "
-                               f"(or one died)") from None
+            raise RuntimeError(
+                f"ANFSP's {', '.join(self._who(k, config.backend) for k in missing)} did not "
+                f"say {'it was' if len(missing) == 1 else 'they were'} ready within "
+                f"{_START_TIMEOUT} s: the machine (or the Ray cluster) is likely too busy; "
+                f"use fewer actors (num_actors) or a less loaded machine")
         self._links = [by_actor[k] for k in sorted(by_actor)]
+
+    def _who(self, index: int, backend: str) -> str:
+        """The actor on the ``index``-th link, named before it said which actor it is:
+        processes are linked in actor order (and, once joined, have an exit code), Ray
+        actors in the order they connected."""
+        if backend == "ray":
+            return f"Ray actor on link {index} (links in the order the actors connected)"
+        if index >= len(self._processes):
+            return f"actor {index}"
+        process = self._processes[index]
+        code = process.exitcode
+        ended = ("" if code is None else f", exit code {code}" if code >= 0
+                 else f", killed by signal {-code}")
+        return f"actor {index} (process {process.pid}{ended})"
 
     def _start_processes(self, config: ANFSPConfig, episodes: int,
                          shared: _SharedNetworks | None) -> list:

@@ -411,10 +411,9 @@ class KernelSMMCTS(ArrayTreeSearch):
         self._actions = self._per_thread[0].actions
         self._root_state = self._per_thread[0].state.copy()
         self._root_state_history: list[int] | None = None
-        #: Another search of the same game (a root-parallel sibling) whose root state this
-        #: one copies when it holds the same history, instead of replaying it.
-        self.sibling: KernelSMMCTS | None = None
-        self._arguments: dict[int, tuple] = {}  # per thread: _run's arguments (_run_thread)
+        # per thread: the tree arrays _run's arguments were built with, and the arguments
+        # (_run_arguments)
+        self._arguments: dict[int, tuple[tuple, tuple]] = {}
         self.entered = self._per_thread[0].entered
         self._claimed = np.zeros(2, np.int64)  # iterations claimed in a run, its budget (_run)
         self._team = (root_parallel.ThreadTeam(threads - 1, self.entered) if threads > 1
@@ -464,7 +463,7 @@ class KernelSMMCTS(ArrayTreeSearch):
 
     def _set_root_state(self, history: list[int]) -> None:
         sibling = self.sibling
-        if (sibling is not None and sibling._root_state_history == history
+        if (isinstance(sibling, KernelSMMCTS) and sibling._root_state_history == history
                 and sibling.game is self.game
                 and sibling.kernel.module is self.kernel.module):
             self._root_state[:] = sibling._root_state
@@ -584,8 +583,8 @@ class KernelSMMCTS(ArrayTreeSearch):
         attributes was a tenth of the Python of a two-tree move (26 Nov 2026)."""
         tree = (self.nodes_i, self.nodes_f, self.pool, self.slots)
         kept = self._arguments.get(id(arrays))
-        if kept is not None and all(a is b for a, b in zip(kept[9:13], tree)):
-            return kept
+        if kept is not None and all(a is b for a, b in zip(kept[0], tree)):
+            return kept[1]
         kernel = self.kernel
         path = arrays.path
         arguments = (
@@ -595,5 +594,5 @@ class KernelSMMCTS(ArrayTreeSearch):
             arrays.probs, arrays.actions, arrays.outcomes, arrays.outcome_probs, self._rooms,
             self._blocks, arrays.entered, self._claimed, arrays.own, arrays.own_f,
             arrays.own_slots, self.threads > 1)
-        self._arguments[id(arrays)] = arguments
+        self._arguments[id(arrays)] = (tree, arguments)
         return arguments

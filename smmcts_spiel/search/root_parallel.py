@@ -34,7 +34,12 @@ import numpy as np
 import pyspiel
 
 from smmcts_spiel import checks
-from smmcts_spiel.search.smmcts import SearchPolicy, final_probabilities, strategy_at
+from smmcts_spiel.search.smmcts import (
+    COUNTS_ONLY,
+    SearchPolicy,
+    final_probabilities,
+    strategy_at,
+)
 from smmcts_spiel.search.tree_arrays import acquire_load, release_store
 
 
@@ -128,7 +133,7 @@ class MergedNode:
             raise ValueError("only decision nodes the search has opened have strategies")
         counts = self._summed("counts", player)  # this player's only
         # the sums of sampling distributions only where the final strategy reads them
-        sums = (counts if final_strategy in ("empirical", "most_visited")
+        sums = (counts if final_strategy in COUNTS_ONLY
                 else self._summed("strategy_sums", player))
         return final_probabilities(counts, sums, final_strategy, exploration, threshold)
 
@@ -427,9 +432,8 @@ class RootParallelSearch:
         self.exploration = first.exploration
         self.threshold = first.threshold
         self.last_iterations = 0
-        for search in self.searches[1:]:  # the others copy the first tree's root state
-            if hasattr(search, "sibling"):
-                search.sibling = first
+        for search in self.searches[1:]:  # the others may copy the first tree's root state
+            search.sibling = first
         # One thread of its own per tree after the first (which the caller searches), each
         # bound to another core than the caller's now.
         self._team = ThreadTeam(len(self.searches) - 1, getattr(first, "entered", None))

@@ -39,6 +39,9 @@ from smmcts_spiel.search.evaluators import RandomRolloutEvaluator, sample_chance
 from smmcts_spiel.search.selectors import exploration, parse_selector, selector_factory
 
 FINAL_STRATEGIES = ("empirical", "average", "average_no_exploration", "most_visited")
+#: The final strategies that :func:`final_probabilities` computes from the visit counts
+#: alone (it ignores ``strategy_sums`` for them): a caller need not gather the sums.
+COUNTS_ONLY = ("empirical", "most_visited")
 
 
 def final_probabilities(counts, strategy_sums, final_strategy: str,
@@ -62,7 +65,7 @@ def final_probabilities(counts, strategy_sums, final_strategy: str,
     if final_strategy == "most_visited":
         best = max(range(n), key=counts.__getitem__)
         return [1.0 if a == best else 0.0 for a in range(n)]
-    weights = counts if final_strategy == "empirical" else strategy_sums
+    weights = counts if final_strategy in COUNTS_ONLY else strategy_sums  # "empirical"
     total = sum(weights)
     if total <= 0:
         return [1.0 / n] * n

@@ -975,6 +975,10 @@ class ArrayTreeSearch(TreeSearch):
         self._rate = float(assumed_rate)
         self._growth = np.array([1.0, 32.0, 8.0])
         self._growth_measured = False
+        #: Another search of the same game and state searched with this one (a root-parallel
+        #: sibling, set by ``RootParallelSearch``) whose work an engine may reuse: the
+        #: kernel engine copies its root state instead of replaying the history.
+        self.sibling: ArrayTreeSearch | None = None
 
     # -- tree management ---------------------------------------------------------------
 
