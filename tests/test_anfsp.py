@@ -251,7 +251,10 @@ def _leaves(tree, flat=True):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("design", ["learner", "actor_learners"])
-@pytest.mark.parametrize("backend", ["processes", "ray"])
+# One local Ray at a time under pytest-xdist: two starting at once on two busy cores risk
+# Ray's start-up timeouts.
+@pytest.mark.parametrize("backend", ["processes",
+                                     pytest.param("ray", marks=pytest.mark.xdist_group("ray"))])
 def test_actors_feed_the_learner_and_stop(design, backend):
     """Both designs with their actors as local processes or Ray actors (a local Ray)."""
     if backend == "ray":
@@ -278,6 +281,7 @@ def test_actors_feed_the_learner_and_stop(design, backend):
 
 
 @pytest.mark.slow  # starting a local Ray takes a minute on two busy cores
+@pytest.mark.xdist_group("ray")  # one local Ray at a time (see above)
 def test_ray_actor_learners_that_cannot_attach_send_gradients(monkeypatch):
     """Ray actor-learners on another machine, played on a local Ray: the path they are
     given to the shared networks names no file, so they send their gradients and the

@@ -23,6 +23,10 @@ import pytest
 
 NODE_START_TIMEOUT = 90.0  # seconds for the second node to join a busy machine
 
+# Under pytest-xdist both designs run in one worker, on one cluster (the module's fixture),
+# and no other test's local Ray starts beside it.
+pytestmark = pytest.mark.xdist_group("ray")
+
 
 def _free_port() -> int:
     with socket.socket() as s:

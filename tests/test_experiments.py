@@ -41,6 +41,8 @@ def test_process_pool_gives_the_serial_results(tmp_path):
 
 
 @pytest.mark.slow  # starting a local Ray cluster takes a minute on two busy cores
+# One local Ray at a time under pytest-xdist: two starting at once risk its start-up timeouts.
+@pytest.mark.xdist_group("ray")
 def test_ray_backend_gives_the_serial_results(tmp_path):
     pytest.importorskip("ray", reason="Ray is optional: pip install 'smmcts-spiel[ray]'")
     import ray
