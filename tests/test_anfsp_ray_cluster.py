@@ -130,6 +130,7 @@ def _count_nodes(address: str) -> None:
 
 def _drive_anfsp(address: str, design: str) -> None:
     """The learner with two Ray actors on the cluster: what reached it, from where."""
+    import jax
     import numpy as np
     import ray
     import ray._private.state
@@ -148,15 +149,16 @@ def _drive_anfsp(address: str, design: str) -> None:
     config = anfsp.ANFSPConfig(num_actors=2, episodes_per_message=8, design=design,
                                backend="ray", ray_address=address,
                                min_buffer_size_to_learn=64, hidden=(16,))
+    def flat(params) -> np.ndarray:
+        return np.concatenate([np.ravel(x) for x in jax.tree_util.tree_leaves(params)])
+
     with anfsp.ANFSP(config) as run:
-        before = np.concatenate([np.ravel(x) for x in
-                                 __import__("jax").tree_util.tree_leaves(run.q_params)])
+        before = flat(run.q_params)
         for _ in range(60):  # not timed: until both actors have been heard and learnt from
             run.train(3.0)
             if seen == {0, 1} and run.steps > 0:
                 break
-        after = np.concatenate([np.ravel(x) for x in
-                                __import__("jax").tree_util.tree_leaves(run.q_params)])
+        after = flat(run.q_params)
         actors = run._actors  # noqa: SLF001
         states = ray._private.state.actors()  # noqa: SLF001
         actor_nodes = {str(k): states[h._actor_id.hex()]["Address"]["NodeID"]  # noqa: SLF001
