@@ -22,6 +22,9 @@ on Kuhn 0.107 at 650K episodes; Heinrich and Silver's NFSP on Leduc 0.1 after ab
       --seeds=0,1,2 --budget=180 --eval_every=30 --resume   # adds anfsp_paper's runs
   python scripts/nfsp_poker.py ... --budget=2400 --resume        # longer, from checkpoints
   python scripts/nfsp_poker.py --game=leduc_poker --algorithms=anfsp --preset=paper \\
+      --overrides=epsilon_decay=10000 --budget=120 --eval_every=30 --resume
+      # the paper's ANFSP with one setting swapped: anfsp_paper_epsilon_decay=10000
+  python scripts/nfsp_poker.py --game=leduc_poker --algorithms=anfsp --preset=paper \\
       --backend=ray --ray_address=auto --num_actors=16            # actors on a Ray cluster
 
 Writes <out>.csv (algorithm, seed, train_seconds, cpu_seconds, episodes, e1, e2,
@@ -85,6 +88,11 @@ _BACKEND = flags.DEFINE_enum("backend", "processes", ["processes", "ray"], "Wher
                              "actors run: local processes, or Ray actors (the ray extra).")
 _RAY_ADDRESS = flags.DEFINE_string("ray_address", None, "With --backend=ray: the Ray "
                                    "cluster's address [a local Ray].")
+_OVERRIDES = flags.DEFINE_list("overrides", [], "Settings of anfsp and own_nfsp that replace "
+                                "the preset's, name=value,... (fields of ANFSPConfig, e.g. "
+                                "epsilon_decay=10000,sl_learning_rate=0.01: one setting swapped "
+                                "at a time); labelled <label>_<name>=<value>. Not with mc_nfsp "
+                                "or openspiel_nfsp.")
 _SIMULATIONS = flags.DEFINE_integer("num_simulations", None, "MC-NFSP's simulations per move "
                                     "[the preset's].", lower_bound=1)
 _SEEDS = flags.DEFINE_list("seeds", ["0"], "Seeds: one run of every algorithm per seed.")
@@ -112,9 +120,19 @@ class _Exploitability:
 
 def _label(name: str) -> str:
     """The algorithm's name in the CSV and the checkpoints: with the paper's preset
-    ``<name>_paper``, with --design ANFSP's ``anfsp[_paper]_<design>``."""
+    ``<name>_paper``, with --design ANFSP's ``anfsp[_paper]_<design>``, then each of
+    --overrides as ``_<field>=<value>``."""
     label = name if _PRESET.value == "tuned" or name == "openspiel_nfsp" else f"{name}_paper"
-    return label if name != "anfsp" or _DESIGN.value is None else f"{label}_{_DESIGN.value}"
+    if name == "anfsp" and _DESIGN.value is not None:
+        label = f"{label}_{_DESIGN.value}"
+    for field, value in _overrides().items():
+        label += f"_{field}={value:g}" if isinstance(value, float) else f"_{field}={value}"
+    return label
+
+
+def _overrides() -> dict:
+    """--overrides as ANFSPConfig fields (ValueError for a bad one: main checks first)."""
+    return presets.parse_overrides(_OVERRIDES.value)
 
 
 def _config(name: str, seed: int):
@@ -123,10 +141,10 @@ def _config(name: str, seed: int):
     if name == "mc_nfsp":
         return presets.mc_nfsp(preset, game, seed=seed, num_simulations=_SIMULATIONS.value)
     if name == "own_nfsp":
-        return presets.nfsp(preset, game, seed=seed)
+        return presets.nfsp(preset, game, seed=seed, **_overrides())
     return presets.anfsp(preset, game, seed=seed, num_actors=_NUM_ACTORS.value,
                          design=_DESIGN.value, backend=_BACKEND.value,
-                         ray_address=_RAY_ADDRESS.value)
+                         ray_address=_RAY_ADDRESS.value, **_overrides())
 
 
 def _learner(name: str, seed: int, checkpoint: str, game: pyspiel.Game):
@@ -158,6 +176,15 @@ def main(argv):
         seeds = race.parse_seeds(_SEEDS.value)
     except ValueError as e:
         raise app.UsageError(str(e)) from None
+    if _OVERRIDES.value:
+        others = set(_ALGORITHMS.value) - {"anfsp", "own_nfsp"}
+        if others:
+            raise app.UsageError(f"--overrides sets ANFSP's fields (anfsp, own_nfsp); run "
+                                 f"{', '.join(sorted(others))} without it")
+        try:
+            _overrides()
+        except ValueError as e:
+            raise app.UsageError(f"--overrides: {e}") from None
     try:
         game = pyspiel.load_game(_GAME.value)
         for name in _ALGORITHMS.value:
@@ -183,7 +210,7 @@ def main(argv):
                 for seed in seeds for name in _ALGORITHMS.value}
     params = {flag.name: flag.value for flag in (
         _GAME, _BUDGET, _EVAL_EVERY, _ALGORITHMS, _PRESET, _DESIGN, _BACKEND, _RAY_ADDRESS,
-        _NUM_ACTORS, _SIMULATIONS, _SEEDS, _RESUME)}
+        _NUM_ACTORS, _OVERRIDES, _SIMULATIONS, _SEEDS, _RESUME)}
     params["configs"] = {f"{label}, seed {seed}": repr(run.config)
                          for (label, seed), run in learners.items()}
     invocations = []

@@ -442,3 +442,13 @@ def test_actor_learners_get_the_target_network_only_when_it_changed():
     np.testing.assert_array_equal(_leaves(run._params_for(0)[1]),  # noqa: SLF001
                                   _leaves(run.q_params))
     assert run._params_for(0)[1] is None  # noqa: SLF001  (sent once)
+
+
+def test_an_actor_that_failed_is_named_by_its_backend():
+    """``_Actors._who`` names the actor on a link from the backend the actors were started
+    with, also once close() has forgotten them (the errors name it after closing)."""
+    for backend, name in (("ray", "Ray actor on link 1 (links in the order the actors "
+                                  "connected)"), ("processes", "actor 1")):
+        actors = object.__new__(anfsp._Actors)  # noqa: SLF001  (no actors started)
+        actors._backend, actors._processes = backend, []  # noqa: SLF001
+        assert actors._who(1) == name  # noqa: SLF001

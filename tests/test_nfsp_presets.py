@@ -73,3 +73,34 @@ def test_paper_presets_run():
         nfsp.train(0.5)
         assert nfsp.steps > 0
         assert not np.array_equal(before, nfsp.avg_params["params"]["Dense_0"]["kernel"])
+
+
+def test_overrides_swap_one_setting_of_a_preset():
+    """``parse_overrides`` (nfsp_poker.py's --overrides): values of the fields' types, the
+    preset's other settings kept."""
+    overrides = presets.parse_overrides(["epsilon_decay=10000", " episodes_per_message = 16"])
+    assert overrides == {"epsilon_decay": 10000.0, "episodes_per_message": 16}
+    assert type(overrides["epsilon_decay"]) is float
+    assert type(overrides["episodes_per_message"]) is int
+    paper, swapped = presets.anfsp("paper"), presets.anfsp("paper", **overrides)
+    assert swapped == dataclasses.replace(paper, epsilon_decay=10000.0, episodes_per_message=16)
+    assert presets.parse_overrides([]) == {}
+
+
+@pytest.mark.parametrize("items, message", [
+    (["epsilon_decay"], "not name=value"),
+    (["=3"], "not name=value"),
+    (["epsilon_decy=1"], "did you mean 'epsilon_decay'"),
+    (["seed=1"], "use --seeds"),
+    (["design=learner"], "use --design"),
+    (["epsilons=0.1"], "a tuple"),
+    (["eta=0.1", "eta=0.2"], "given twice"),
+    (["batch_size=1.5"], "batch_size must be an integer, got '1.5'"),
+    (["sl_learning_rate=fast"], "sl_learning_rate must be a number"),
+    (["epsilon_decay=0"], "epsilon_decay must be a positive, finite number"),
+    (["rl_learning_rate=nan"], "rl_learning_rate must be a positive, finite number"),
+    (["batch_size=0"], "batch_size must be an integer >= 1"),
+])
+def test_a_bad_override_is_a_clear_error(items, message):
+    with pytest.raises(ValueError, match=message):
+        presets.parse_overrides(items)

@@ -37,6 +37,10 @@ def _run(script, *flags, env=None, cwd=None):
     ("nfsp_poker.py", ["--resume"], "not checkpointed"),
     ("nfsp_poker.py", ["--preset=fast"], "--preset"),
     ("nfsp_poker.py", ["--seeds=0,0"], "--seeds: distinct non-negative integers"),
+    ("nfsp_poker.py", ["--algorithms=anfsp", "--overrides=epsilon_decay=-1"],
+     "--overrides: epsilon_decay must be a positive, finite number"),
+    ("nfsp_poker.py", ["--algorithms=anfsp,mc_nfsp", "--overrides=eta=0.2"],
+     "run mc_nfsp without it"),
     ("bench_nfsp.py", ["--designs=a3c"], "--designs: use learner, actor_learners"),
     ("nfsp_othello.py", ["--preset=paper", "--num_simulations=0"], "num_simulations"),
 ])
@@ -113,6 +117,25 @@ def test_a_quick_run_writes_under_results_and_resumes_per_seed(tmp_path):
     seed1 = rows[len(seed0):]
     assert {r["seed"] for r in seed1} == {"1"} and float(seed1[-1]["train_seconds"]) >= budget
     assert "mean, 95% t interval" in proc.stdout and "mc_nfsp" in proc.stdout
+
+
+@needs_nfsp
+@pytest.mark.slow
+def test_overrides_change_the_configuration_and_the_label(tmp_path):
+    """--overrides replaces the preset's setting in the run's configuration and names the
+    run after it (a CSV label and checkpoint of its own beside the preset's)."""
+    out = tmp_path / "ablation"
+    proc = _run("nfsp_poker.py", "--algorithms=own_nfsp", "--preset=paper", "--budget=1",
+                "--eval_every=1", "--overrides=epsilon_decay=100,sl_learning_rate=0.01",
+                f"--out={out}", f"--checkpoint_dir={tmp_path}")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    label = "own_nfsp_paper_epsilon_decay=100_sl_learning_rate=0.01"
+    assert {r["algorithm"] for r in _csv_rows(f"{out}.csv")} == {label}
+    params = json.loads(Path(f"{out}.json").read_text())["invocations"][0]
+    config = params["configs"][f"{label}, seed 0"]
+    assert "epsilon_decay=100.0" in config and "sl_learning_rate=0.01" in config
+    assert "learn_every=128" in config  # the paper preset's, kept
+    assert (tmp_path / f"ablation_{label}_seed0.npz").exists()
 
 
 def _csv_rows(path):

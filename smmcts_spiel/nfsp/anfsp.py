@@ -103,6 +103,11 @@ class ANFSPConfig:
             raise ValueError(f"eta must be in (0, 1], got {checks.shown(self.eta)!r}")
         if not self.epsilons or not all(0.0 <= e <= 1.0 for e in self.epsilons):
             raise ValueError(f"epsilons must be probabilities, got {self.epsilons!r}")
+        for name in ("epsilon_decay", "rl_learning_rate", "sl_learning_rate"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not 0.0 < value < math.inf:
+                raise ValueError(f"{name} must be a positive, finite number, got "
+                                 f"{checks.shown(value)!r}")
         for name in ("batch_size", "learn_every", "steps_per_call", "target_update_every",
                      "sync_every",
                      "episodes_per_message", "replay_capacity", "reservoir_capacity",
@@ -602,6 +607,7 @@ class _Actors:
 
     def __init__(self, config: ANFSPConfig, episodes: int, params: tuple,
                  shared: _SharedNetworks | None = None):
+        self._backend = config.backend  # to name an actor that failed (_who)
         self._processes: list = []
         self._ray_actors: list = []
         self._links: list[_Link] = []
@@ -631,7 +637,7 @@ class _Actors:
             index = self._links.index(link)
             self.close()  # every actor stopped, the dead one's process joined
             raise RuntimeError(
-                f"ANFSP's {self._who(index, config.backend)} ended while starting "
+                f"ANFSP's {self._who(index)} ended while starting "
                 f"({error!r}): its error, if it printed one, is above; it may have run out "
                 f"of memory or been killed. Start again, or run with num_actors=0 to play "
                 f"in this process") from None
@@ -639,17 +645,17 @@ class _Actors:
             missing = [k for k, each in enumerate(self._links) if each not in by_actor.values()]
             self.close()
             raise RuntimeError(
-                f"ANFSP's {', '.join(self._who(k, config.backend) for k in missing)} did not "
+                f"ANFSP's {', '.join(self._who(k) for k in missing)} did not "
                 f"say {'it was' if len(missing) == 1 else 'they were'} ready within "
                 f"{_START_TIMEOUT} s: the machine (or the Ray cluster) is likely too busy; "
                 f"use fewer actors (num_actors) or a less loaded machine")
         self._links = [by_actor[k] for k in sorted(by_actor)]
 
-    def _who(self, index: int, backend: str) -> str:
+    def _who(self, index: int) -> str:
         """The actor on the ``index``-th link, named before it said which actor it is:
         processes are linked in actor order (and, once joined, have an exit code), Ray
         actors in the order they connected."""
-        if backend == "ray":
+        if self._backend == "ray":
             return f"Ray actor on link {index} (links in the order the actors connected)"
         if index >= len(self._processes):
             return f"actor {index}"

@@ -22,10 +22,15 @@ import dataclasses
 
 import pyspiel
 
+from smmcts_spiel import checks
 from smmcts_spiel.nfsp.anfsp import ANFSPConfig
 from smmcts_spiel.nfsp.mc_nfsp import Config
 
 PRESETS = ("paper", "tuned")
+
+#: ANFSPConfig's fields a script sets with flags of their own, not with ``overrides``.
+_OWN_FLAGS = {"game": "--game", "seed": "--seeds", "num_actors": "--num_actors",
+              "design": "--design", "backend": "--backend", "ray_address": "--ray_address"}
 
 
 def _check(preset: str, fields: dict) -> dict:
@@ -33,6 +38,43 @@ def _check(preset: str, fields: dict) -> dict:
     if preset not in PRESETS:
         raise ValueError(f"preset must be one of {', '.join(PRESETS)}, got {preset!r}")
     return {name: value for name, value in fields.items() if value is not None}
+
+
+def parse_overrides(items: list[str]) -> dict:
+    """``name=value`` items (a script's ``--overrides``) as ANFSPConfig fields with values of
+    their types, checked as the configuration checks them: one setting of a preset swapped
+    at a time, e.g. the paper's ANFSP with the tuned exploration decay
+    (``epsilon_decay=10000``). ValueError naming the item and the fix for an unknown field,
+    one with a flag of its own, a tuple field, a repeated field or a bad value."""
+    defaults = ANFSPConfig()
+    fields = {f.name: type(getattr(defaults, f.name)) for f in dataclasses.fields(ANFSPConfig)}
+    settable = sorted(name for name, kind in fields.items()
+                      if name not in _OWN_FLAGS and kind in (int, float, str))
+    overrides: dict = {}
+    for item in items:
+        name, equals, text = item.partition("=")
+        name, text = name.strip(), text.strip()
+        if not equals or not name or not text:
+            raise ValueError(f"{item!r} is not name=value, e.g. epsilon_decay=10000")
+        if name in _OWN_FLAGS:
+            raise ValueError(f"{name} has a flag of its own: use {_OWN_FLAGS[name]}")
+        if name not in fields:
+            raise ValueError(f"{name!r} is not a setting of ANFSP"
+                             f"{checks.did_you_mean(name, settable)}; one of "
+                             f"{', '.join(settable)}")
+        if name not in settable:
+            raise ValueError(f"{name} is a tuple, not settable here (only single values: "
+                             f"{', '.join(settable)})")
+        if name in overrides:
+            raise ValueError(f"{name} is given twice")
+        kind = fields[name]
+        try:
+            overrides[name] = kind(text)
+        except ValueError:
+            kind_name = {int: "an integer", float: "a number", str: "a string"}[kind]
+            raise ValueError(f"{name} must be {kind_name}, got {text!r}") from None
+    dataclasses.replace(defaults, **overrides)  # the configuration's own checks
+    return overrides
 
 
 def _othello(game: str) -> bool:
