@@ -29,7 +29,8 @@ on Kuhn 0.107 at 650K episodes; Heinrich and Silver's NFSP on Leduc 0.1 after ab
 
 Writes <out>.csv (algorithm, seed, train_seconds, cpu_seconds, episodes, e1, e2,
 nash_conv: one row per evaluation point; the algorithm is labelled <name>_paper with the
-paper's preset, ANFSP's also _<design> with --design), <out>.png (per-seed lines, the mean
+paper's preset, ANFSP's also _<design> with --design, _num_actors=<n> with --num_actors, and
+_<field>=<value> for each of --overrides), <out>.png (per-seed lines, the mean
 over the seeds with a 95% t band) and <out>.json (parameters of every invocation); <out>
 is results/nfsp/anfsp_<game> unless given, and a path under docs/ or data/ (the committed
 results) needs --publish. After every round each learner but OpenSpiel's is checkpointed
@@ -120,11 +121,13 @@ class _Exploitability:
 
 def _label(name: str) -> str:
     """The algorithm's name in the CSV and the checkpoints: with the paper's preset
-    ``<name>_paper``, with --design ANFSP's ``anfsp[_paper]_<design>``, then each of
-    --overrides as ``_<field>=<value>``."""
+    ``<name>_paper``, with --design ANFSP's ``anfsp[_paper]_<design>``, with --num_actors
+    ``..._num_actors=<n>``, then each of --overrides as ``_<field>=<value>``."""
     label = name if _PRESET.value == "tuned" or name == "openspiel_nfsp" else f"{name}_paper"
     if name == "anfsp" and _DESIGN.value is not None:
         label = f"{label}_{_DESIGN.value}"
+    if name == "anfsp" and _NUM_ACTORS.value is not None:  # not the preset's: another run
+        label = f"{label}_num_actors={_NUM_ACTORS.value}"
     for field, value in _overrides().items():
         label += f"_{field}={value:g}" if isinstance(value, float) else f"_{field}={value}"
     return label
