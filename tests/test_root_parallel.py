@@ -74,37 +74,6 @@ def test_a_tree_whose_thread_has_not_started_is_searched_by_the_caller():
 
 
 @needs_two_cores
-def test_the_other_trees_begin_before_the_caller_s(monkeypatch):
-    """A polling tree thread takes its task at once, and the caller begins its own tree
-    once the other tree is in its compiled iterations (``ThreadTeam.run``'s ``entries``):
-    the threads' Python before their compiled iterations never waits for the lock. The
-    trees are those of the same seed searched one after the other."""
-    monkeypatch.setattr(root_parallel, "IDLE_SPINS", 1 << 40)  # polls until the task comes
-    monkeypatch.setattr(root_parallel, "MAX_LEAD_SECONDS", 600.0)
-    game = pyspiel.load_game(OSHI)
-    state = game.new_initial_state()
-    bot = SMMCTSBot(game, 0, iterations=3_001, seed=7, threads=2)
-    first, other = bot.search.searches
-    thread = bot.search._team._threads[0]
-    entries_before = int(other.entered[0])
-    seen = []
-    run_thread = first._run_thread
-    monkeypatch.setattr(first, "_run_thread", lambda *args: (
-        seen.append(int(other.entered[0])), run_thread(*args))[1])
-    try:
-        assert thread.polling
-        bot.step(state)
-    finally:
-        thread._stop(thread._inbox, thread._posted)  # no thread left polling for minutes
-    assert seen[0] == entries_before + 1  # the other tree had begun
-    alone = SMMCTSBot(game, 0, iterations=3_001, seed=7, threads=2)
-    alone.search._team = None  # (not used: each tree searched on the calling thread below)
-    for tree, share in zip(alone.search.searches, split_budget(3_001, 2)):
-        tree.run(state, share)
-    assert root_counts(alone) == root_counts(bot)
-
-
-@needs_two_cores
 def test_each_tree_keeps_its_subtree_between_moves():
     game = pyspiel.load_game(GOOF5)
     bot = SMMCTSBot(game, 0, iterations=2_000, seed=1, threads=2)

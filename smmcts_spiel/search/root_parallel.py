@@ -203,10 +203,9 @@ def _await_task(posted, taken, entered, moves, spins, finished):
     to wait for the lock sleeps, and is woken as slowly as below); at most ``spins`` polls
     each. It stops polling early when another search of the process starts a move
     (``moves[0]`` changes without a task of its own), whose cores it would take. Whether a
-    task came. Sets ``posted[2]`` on entry (the thread is polling; cleared when it stops
-    polling to sleep), and ``finished[0]`` (the last task's ``done``): only now, without
-    the interpreter lock, so that the caller waiting for it finds the lock free
-    (``_Task.wait``)."""
+    task came. Sets ``posted[2]`` on entry (the thread is polling), and ``finished[0]``
+    (the last task's ``done``): only now, without the interpreter lock, so that the caller
+    waiting for it finds the lock free (``_Task.wait``)."""
     posted[2] = 1
     release_store(finished, 0, 1)
     seen: int = acquire_load(moves, 0)
@@ -215,12 +214,11 @@ def _await_task(posted, taken, entered, moves, spins, finished):
             if acquire_load(moves, 0) == seen:
                 continue
             if acquire_load(posted, 0) <= taken:
-                break  # another search's move: sleep until a task comes
+                return False  # another search's move: sleep until a task comes
         for _ in range(spins):
             if acquire_load(entered, 0) >= acquire_load(posted, 1):
                 break
         return True
-    release_store(posted, 2, 0)  # asleep from now on (ThreadTeam.run)
     return False
 
 
@@ -229,9 +227,6 @@ _SPINS = 1 << 18
 #: About the longest a move polls for the other trees before it sleeps until they are
 #: done (counted in polls, ``_SPINS`` per 0.1 ms).
 MAX_SPIN_SECONDS = 0.01
-#: About the longest a move waits, before its own tree, for the other trees' polling threads
-#: to be in their compiled iterations (``ThreadTeam.run``'s ``entries``; counted in polls).
-MAX_LEAD_SECONDS = 0.0005
 #: Polls of a tree's thread for its next task, after it starts and after each task, before
 #: it sleeps (about 8 ms): a sleeping thread, woken on a busy core, may wait for the
 #: scheduler's next tick (4 ms), as long as a whole short search.
@@ -344,18 +339,10 @@ class _TreeThread:
         while not self._posted[2] and time.perf_counter() < until:
             _spin_until(self._posted[2:], 0, _SPINS)
 
-    def start(self, task: _Task, at_once: bool = False) -> None:
-        """Post ``task``; the thread takes it once the caller's compiled iterations have
-        begun, or ``at_once`` (the caller waits for it instead: ``ThreadTeam.run``)."""
+    def start(self, task: _Task) -> None:
         self._inbox.put(task)
-        self._posted[1] = 0 if at_once or self._entered is None else self._entered[0] + 1
+        self._posted[1] = 0 if self._entered is None else self._entered[0] + 1
         self._posted[0] += 1
-
-    @property
-    def polling(self) -> bool:
-        """Whether the thread polls for tasks (it takes one within microseconds) rather
-        than sleeps (it is woken, on a busy core a scheduler tick or more later)."""
-        return bool(self._posted[2])
 
     def bind(self, core: int | None) -> None:
         """Bind the thread to ``core`` (from the calling thread)."""
@@ -384,37 +371,18 @@ class ThreadTeam:
         self._threads = [_TreeThread(entered, core) for core in cores_for(count, self._cores)]
 
     def run(self, first: Callable[[], object], others: Sequence[Callable[[], object]],
-            take_over: bool = True, entries: Sequence[np.ndarray] | None = None) -> None:
+            take_over: bool = True) -> None:
         """Run ``first`` on the calling thread and each of ``others`` (at most ``count``) on
         a thread of the team, at once; return when all are done, raising the first error.
         ``take_over``: a task whose thread has not started it when the caller is done is run
         by the caller instead of waited for (only for tasks whose result does not depend on
-        when they run: an iteration budget).
-
-        ``entries``: each of ``others``' count of calls into its compiled iterations
-        (``ArrayTreeSearch.entered``). The polling threads then take their tasks at once,
-        while the caller waits without the interpreter lock (at most about
-        ``MAX_LEAD_SECONDS``) until each has entered its compiled iterations, and only then
-        runs ``first``: each thread's Python before its compiled iterations (taking the
-        task, numba's dispatch) runs while no other thread needs the lock, and the other
-        trees start before the caller's rather than after it (0.17-0.42 ms after it in
-        fresh two-tree moves, 27 Nov 2026: they waited for the caller's compiled iterations
-        to begin, then took the lock). Without ``entries`` the threads wait until the
-        caller's compiled iterations have begun (the ``entered`` count of the team's
-        construction)."""
+        when they run: an iteration budget)."""
         threads = self._threads[:len(others)]
         self._place(threads)
         tasks = [_Task(task) for task in others]
-        lead = entries is not None
-        marks = [int(e[0]) for e in entries] if entries is not None else []
         for thread, task in zip(threads, tasks):
-            thread.start(task, at_once=lead)
+            thread.start(task)
         _MOVES[0] += 1  # after the posts: this team's own threads keep polling
-        if entries is not None:
-            spins = int(MAX_LEAD_SECONDS / 1e-4 * _SPINS)
-            for thread, entered, mark in zip(threads, entries, marks):
-                if thread.polling:  # a sleeping thread is not waited for
-                    _spin_until(entered, mark, spins)
         try:
             first()
         except BaseException:
@@ -450,11 +418,8 @@ class RootParallelSearch:
     Args:
       searches: the trees, each an :class:`.tree_arrays.ArrayTreeSearch` (``prepared_run``);
         the first runs on the calling thread, each other on a thread of its own kept from
-        move to move (:class:`_TreeThread`). Where every tree counts its entries into
-        compiled iterations (``entered``: the kernel engine) a polling thread starts its
-        tree at once and the caller starts the first tree once the others' have begun
-        (``ThreadTeam.run``'s ``entries``); otherwise each thread starts its tree once
-        the first tree's compiled iterations have begun, or at once (``entered`` None).
+        move to move (:class:`_TreeThread`), which starts a move's search once the first
+        tree's compiled iterations have begun (``KernelSMMCTS.entered``).
     """
 
     def __init__(self, searches: Sequence):
@@ -497,9 +462,7 @@ class RootParallelSearch:
         # Trees with a share come first (split_budget); under an iteration budget each
         # tree's work is fixed, so which thread searches it changes nothing: a tree whose
         # thread has not woken yet is searched by the caller rather than waited for.
-        entries = [self.searches[k].entered for k in busy[1:]]
-        self._team.run(runs[0], runs[1:], take_over=iterations is not None,
-                       entries=None if any(e is None for e in entries) else entries)
+        self._team.run(runs[0], runs[1:], take_over=iterations is not None)
         self.last_iterations = sum(self.searches[k].last_iterations for k in busy)
         return self._searched_root()
 
