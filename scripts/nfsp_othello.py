@@ -42,16 +42,6 @@ from open_spiel.python import policy as policy_lib
 from smmcts_spiel import experiments, nfsp
 from smmcts_spiel.experiments import cli
 
-try:  # the nfsp extra: without it the flags still parse, and main says what to install
-    from smmcts_spiel.nfsp import exploitability, presets, race
-    from smmcts_spiel.nfsp.anfsp import ANFSP
-    from smmcts_spiel.nfsp.mc_nfsp import MCNFSP
-    from smmcts_spiel.nfsp.openspiel_nfsp import NFSPConfig, OpenSpielNFSP
-except ImportError as error:
-    _MISSING = error
-else:
-    _MISSING = None
-
 _GAME = flags.DEFINE_string("game", "smmcts_othello(board_size=4)", "A game with exact "
                             "exploitability (perfect information, transposition keys).")
 RETURNS_TYPES = ("win_loss", "disc_difference")
@@ -101,7 +91,7 @@ def _game() -> str:
 
 def _seeds() -> list[int]:
     try:
-        return race.parse_seeds(_SEEDS.value)
+        return nfsp.parse_seeds(_SEEDS.value)
     except ValueError as e:
         raise app.UsageError(str(e)) from None
 
@@ -125,32 +115,48 @@ def _learner(name: str, game: str, seed: int, checkpoint: str, resume: bool):
         raise app.UsageError(f"--resume: {e}") from None
 
 
+def _import_extra() -> None:
+    """Import the nfsp extra into this module. main calls it after the flag checks that need
+    none of it: importing jax and flax takes seconds, a bad flag should not wait for them.
+    Without the extra the flags still parse, and this says what to install in one line."""
+    global exploitability, presets, race, ANFSP, MCNFSP, NFSPConfig, OpenSpielNFSP
+    try:
+        from smmcts_spiel.nfsp import exploitability, presets, race
+        from smmcts_spiel.nfsp.anfsp import ANFSP
+        from smmcts_spiel.nfsp.mc_nfsp import MCNFSP
+        from smmcts_spiel.nfsp.openspiel_nfsp import NFSPConfig, OpenSpielNFSP
+    except ImportError as error:
+        raise SystemExit(nfsp.missing_extra(error)) from None
+
+
 def main(argv):
-    if message := nfsp.missing_extra(_MISSING):
-        raise SystemExit(message)
     unknown = set(_ALGORITHMS.value) - set(ALGORITHMS)
     if unknown or not _ALGORITHMS.value:
         raise app.UsageError(f"--algorithms: use {', '.join(ALGORITHMS)}; got {_ALGORITHMS.value}")
     if _RESUME.value and "nfsp" in _ALGORITHMS.value:
         raise app.UsageError("--resume: OpenSpiel's NFSP (nfsp) is not checkpointed; leave it "
                              "out of --algorithms")
-    seeds = _seeds()
     try:
         game = _game()
-        exploitability.positions(game)
-        for name in set(_ALGORITHMS.value) - {"nfsp"}:
-            _config(name, game, seeds[0])
     except app.UsageError:
         raise
-    except Exception as e:  # noqa: BLE001  (a bad game string or a game without exact values)
+    except Exception as e:  # noqa: BLE001  (a bad game string)
         raise app.UsageError(f"--game={_GAME.value!r}: {e}") from None
     returns_type = pyspiel.load_game(game).get_parameters().get("returns_type", "returns")
     out = _OUT.value or os.path.join("docs/figures" if _PUBLISH.value else "results/nfsp",
                                      f"mc_nfsp_othello_{returns_type}")
-    try:
+    try:  # before the position walk below, which takes a minute on a busy machine
         experiments.check_output([out, _CHECKPOINT_DIR.value], publish=_PUBLISH.value)
     except ValueError as e:
         raise app.UsageError(str(e)) from None
+    seeds = _seeds()
+    _import_extra()
+    try:
+        exploitability.positions(game)
+        for name in set(_ALGORITHMS.value) - {"nfsp"}:
+            _config(name, game, seeds[0])
+    except Exception as e:  # noqa: BLE001  (a game without exact values, a bad config)
+        raise app.UsageError(f"--game={_GAME.value!r}: {e}") from None
     os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
     os.makedirs(_CHECKPOINT_DIR.value, exist_ok=True)
 

@@ -53,16 +53,6 @@ from open_spiel.python.algorithms import exploitability
 from smmcts_spiel import experiments, nfsp
 from smmcts_spiel.experiments import cli
 
-try:  # the nfsp extra: without it the flags still parse, and main says what to install
-    from smmcts_spiel.nfsp import presets, race
-    from smmcts_spiel.nfsp.anfsp import ANFSP
-    from smmcts_spiel.nfsp.mc_nfsp import MCNFSP
-    from smmcts_spiel.nfsp.openspiel_nfsp import NFSPConfig, OpenSpielNFSP
-except ImportError as error:
-    _MISSING = error
-else:
-    _MISSING = None
-
 ALGORITHMS = ("anfsp", "own_nfsp", "mc_nfsp", "openspiel_nfsp")
 ANCHORS = {"kuhn_poker": {"OpenSpiel JAX NFSP, 650K episodes": 0.107},
            "leduc_poker": {"Heinrich & Silver NFSP, ~5 h": 0.1}}
@@ -161,9 +151,21 @@ def _learner(name: str, seed: int, checkpoint: str, game: pyspiel.Game):
         raise app.UsageError(f"--resume: {e}") from None
 
 
+def _import_extra() -> None:
+    """Import the nfsp extra into this module. main calls it after the flag checks that need
+    none of it: importing jax and flax takes seconds, a bad flag should not wait for them.
+    Without the extra the flags still parse, and this says what to install in one line."""
+    global presets, race, ANFSP, MCNFSP, NFSPConfig, OpenSpielNFSP
+    try:
+        from smmcts_spiel.nfsp import presets, race
+        from smmcts_spiel.nfsp.anfsp import ANFSP
+        from smmcts_spiel.nfsp.mc_nfsp import MCNFSP
+        from smmcts_spiel.nfsp.openspiel_nfsp import NFSPConfig, OpenSpielNFSP
+    except ImportError as error:
+        raise SystemExit(nfsp.missing_extra(error)) from None
+
+
 def main(argv):
-    if message := nfsp.missing_extra(_MISSING):
-        raise SystemExit(message)
     if _BACKEND.value == "ray":
         try:
             import ray  # noqa: F401
@@ -175,8 +177,9 @@ def main(argv):
     if _RESUME.value and "openspiel_nfsp" in _ALGORITHMS.value:
         raise app.UsageError("--resume: OpenSpiel's NFSP is not checkpointed; leave "
                              "openspiel_nfsp out of --algorithms")
+    _import_extra()
     try:
-        seeds = race.parse_seeds(_SEEDS.value)
+        seeds = nfsp.parse_seeds(_SEEDS.value)
     except ValueError as e:
         raise app.UsageError(str(e)) from None
     if _OVERRIDES.value:
@@ -190,18 +193,21 @@ def main(argv):
             raise app.UsageError(f"--overrides: {e}") from None
     try:
         game = pyspiel.load_game(_GAME.value)
+    except Exception as e:  # noqa: BLE001  (a bad game string)
+        raise app.UsageError(f"--game={_GAME.value!r}: {e}") from None
+    out = _OUT.value or os.path.join("docs/figures" if _PUBLISH.value else "results/nfsp",
+                                     f"anfsp_{game.get_type().short_name}")
+    try:  # before building a learner below, which sets up its networks
+        experiments.check_output([out, _CHECKPOINT_DIR.value], publish=_PUBLISH.value)
+    except ValueError as e:
+        raise app.UsageError(str(e)) from None
+    try:
         for name in _ALGORITHMS.value:
             if name != "openspiel_nfsp":
                 _config(name, seeds[0])
         ANFSP(presets.nfsp("tuned", _GAME.value)).close()
-    except Exception as e:  # noqa: BLE001  (a bad game string or an unsupported game)
+    except Exception as e:  # noqa: BLE001  (an unsupported game)
         raise app.UsageError(f"--game={_GAME.value!r}: {e}") from None
-    out = _OUT.value or os.path.join("docs/figures" if _PUBLISH.value else "results/nfsp",
-                                     f"anfsp_{game.get_type().short_name}")
-    try:
-        experiments.check_output([out, _CHECKPOINT_DIR.value], publish=_PUBLISH.value)
-    except ValueError as e:
-        raise app.UsageError(str(e)) from None
     os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
     os.makedirs(_CHECKPOINT_DIR.value, exist_ok=True)
 

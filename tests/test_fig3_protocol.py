@@ -212,6 +212,10 @@ def test_fig3_paper_protocol_ranks_every_game_with_its_exact_floor(tmp_path):
         assert f"### Floor {target}: {count} classes, {count} of them ranked" in possible
 
 
+# Slow: 2,700 games, as the first game that can have the floor 0.0119 is the 1,975th. The
+# fast test_fig3_paper_protocol_ranks_every_game_with_its_exact_floor runs the pre-screen on
+# 60 games (kept games get the full runs, the ranking's text); only this one adds games.
+@pytest.mark.slow
 def test_fig3_prescreen_keeps_every_game_that_can_have_the_papers_floors(tmp_path):
     # The first 2,700 classes hold a few dozen games whose floors reach 0.0119.
     out = tmp_path / "pre"

@@ -106,6 +106,34 @@ def test_same_seed_same_tree():
     assert np.array_equal(a.slots[:, :a.counters[2]], b.slots[:, :b.counters[2]])
 
 
+def test_a_fresh_tree_at_the_root_state_s_history_replays_nothing(monkeypatch):
+    """A new tree from the state the root's array state already holds (each fresh search
+    of a fresh bot: its constructor set the root to the initial state) keeps that array
+    state instead of replaying the history again, and searches as a search that replays it."""
+    game = pyspiel.load_game(GOOF4_RANDOM)
+    state = game.new_initial_state()
+    state.apply_action(state.legal_actions()[0])  # the first point card
+    kept, replayed = KernelSMMCTS(game, seed=3), KernelSMMCTS(game, seed=3)
+    replays = []
+    compiled = kept._compiled
+    monkeypatch.setattr(kept, "_compiled", type(compiled)(
+        run=compiled.run, new_root=compiled.new_root,
+        replay=lambda *args: replays.append(1) or compiled.replay(*args)))
+    for search in (kept, replayed):
+        search.run(state, 500)
+        search.reset()
+    assert replays == [1]  # the first run: from the initial state to the card's
+    replayed._root_state_history = None  # (replays the history, as before 27 Nov 2026)
+    for search in (kept, replayed):
+        search.run(state, 1_000)
+    assert replays == [1]
+    assert kept.counters.tolist() == replayed.counters.tolist()
+    n = kept.counters[0]
+    assert np.array_equal(kept.nodes_f[:, :n], replayed.nodes_f[:, :n])
+    kept.run(game.new_initial_state(), 10)  # another state: replayed
+    assert replays == [1, 1]
+
+
 @pytest.mark.parametrize("game_string", [
     "blotto(coins=5,fields=3)", "oshi_zumo(coins=6,size=2,horizon=8)", GOOF4_RANDOM])
 def test_regret_matching_selection_without_the_distribution_grows_the_same_tree(game_string):

@@ -159,7 +159,7 @@ def test_threads_start_at_once_after_a_tree_without_an_entry_count(monkeypatch):
     monkeypatch.setattr(root_parallel, "IDLE_SPINS", 1 << 40)
     game = pyspiel.load_game(GOOF5)
     searches = [ArraySMMCTS(game, seed=k) for k in range(2)]
-    assert not hasattr(searches[0], "entered")
+    assert searches[0].entered is None
     search = root_parallel.RootParallelSearch(searches)
     thread = search._team._threads[0]
     try:

@@ -3,7 +3,7 @@ response, and NFSP with parallel actors.
 
 Needs the ``nfsp`` extra (``pip install 'smmcts-spiel[nfsp]'``: jax, flax, optax); this
 package's ``__init__`` imports none of it, so that :func:`missing_extra` can say so in one
-line. Modules:
+line and the scripts check their flags (:func:`parse_seeds`) before importing it. Modules:
 
 * :mod:`.networks`: the best-response (policy-value) and average-policy networks;
 * :mod:`.buffers`: reservoir (average policy) and replay (best response) memories;
@@ -37,3 +37,15 @@ def missing_extra(error: ImportError | None) -> str | None:
         raise error
     return (f"{top} is not installed: this needs the {EXTRAS[top]} extra, "
             f"pip install 'smmcts-spiel[{EXTRAS[top]}]'")
+
+
+def parse_seeds(values: list[str]) -> list[int]:
+    """A --seeds flag's values as distinct non-negative integers (ValueError otherwise)."""
+    try:
+        seeds = [int(seed) for seed in values]
+    except ValueError:
+        seeds = []
+    if not seeds or min(seeds) < 0 or len(set(seeds)) != len(seeds):
+        raise ValueError(f"--seeds: distinct non-negative integers, e.g. 0,1,2; got "
+                         f"{','.join(values)}")
+    return seeds

@@ -59,18 +59,6 @@ def race(learners: dict, budget: float, eval_every: float, evaluate: Callable, c
         progress.close()
 
 
-def parse_seeds(values: list[str]) -> list[int]:
-    """A --seeds flag's values as distinct non-negative integers (ValueError otherwise)."""
-    try:
-        seeds = [int(seed) for seed in values]
-    except ValueError:
-        seeds = []
-    if not seeds or min(seeds) < 0 or len(set(seeds)) != len(seeds):
-        raise ValueError(f"--seeds: distinct non-negative integers, e.g. 0,1,2; got "
-                         f"{','.join(values)}")
-    return seeds
-
-
 def resume_or_new(kind, checkpoint: str, resume: bool, game, config):
     """``kind.load(checkpoint)`` (checked against ``game`` and ``config``'s network) with
     ``resume`` if the checkpoint exists, else a new ``kind(config)``."""

@@ -462,6 +462,11 @@ class KernelSMMCTS(ArrayTreeSearch):
         return root
 
     def _set_root_state(self, history: list[int]) -> None:
+        """``_root_state``: the array state after ``history``, kept if it is that already
+        (a fresh tree at the same state: every fresh search of the benchmark), else copied
+        from the root-parallel sibling or replayed from the kernel's initial state."""
+        if self._root_state_history == history:
+            return
         sibling = self.sibling
         if (isinstance(sibling, KernelSMMCTS) and sibling._root_state_history == history
                 and sibling.game is self.game

@@ -436,7 +436,7 @@ class RootParallelSearch:
             search.sibling = first
         # One thread of its own per tree after the first (which the caller searches), each
         # bound to another core than the caller's now.
-        self._team = ThreadTeam(len(self.searches) - 1, getattr(first, "entered", None))
+        self._team = ThreadTeam(len(self.searches) - 1, first.entered)
 
     @property
     def root(self) -> MergedNode | None:

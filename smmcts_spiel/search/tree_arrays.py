@@ -979,6 +979,12 @@ class ArrayTreeSearch(TreeSearch):
         #: sibling, set by ``RootParallelSearch``) whose work an engine may reuse: the
         #: kernel engine copies its root state instead of replaying the history.
         self.sibling: ArrayTreeSearch | None = None
+        #: The count of calls into this search's compiled iterations on the calling thread,
+        #: incremented once they have released the interpreter lock (``KernelSMMCTS``), or
+        #: None where the iterations hold it (the generic engine): another thread of a
+        #: root-parallel search (:class:`.root_parallel.ThreadTeam`) starts its tree once
+        #: this count has gone up, or at once where it is None.
+        self.entered: np.ndarray | None = None
 
     # -- tree management ---------------------------------------------------------------
 
