@@ -177,11 +177,21 @@ def main(argv):
     if _RESUME.value and "openspiel_nfsp" in _ALGORITHMS.value:
         raise app.UsageError("--resume: OpenSpiel's NFSP is not checkpointed; leave "
                              "openspiel_nfsp out of --algorithms")
-    _import_extra()
     try:
         seeds = nfsp.parse_seeds(_SEEDS.value)
     except ValueError as e:
         raise app.UsageError(str(e)) from None
+    try:
+        game = pyspiel.load_game(_GAME.value)
+    except Exception as e:  # noqa: BLE001  (a bad game string)
+        raise app.UsageError(f"--game={_GAME.value!r}: {e}") from None
+    out = _OUT.value or os.path.join("docs/figures" if _PUBLISH.value else "results/nfsp",
+                                     f"anfsp_{game.get_type().short_name}")
+    try:  # before the extra's import and the learners below, which set up their networks
+        experiments.check_output([out, _CHECKPOINT_DIR.value], publish=_PUBLISH.value)
+    except ValueError as e:
+        raise app.UsageError(str(e)) from None
+    _import_extra()
     if _OVERRIDES.value:
         others = set(_ALGORITHMS.value) - {"anfsp", "own_nfsp"}
         if others:
@@ -191,16 +201,6 @@ def main(argv):
             _overrides()
         except ValueError as e:
             raise app.UsageError(f"--overrides: {e}") from None
-    try:
-        game = pyspiel.load_game(_GAME.value)
-    except Exception as e:  # noqa: BLE001  (a bad game string)
-        raise app.UsageError(f"--game={_GAME.value!r}: {e}") from None
-    out = _OUT.value or os.path.join("docs/figures" if _PUBLISH.value else "results/nfsp",
-                                     f"anfsp_{game.get_type().short_name}")
-    try:  # before building a learner below, which sets up its networks
-        experiments.check_output([out, _CHECKPOINT_DIR.value], publish=_PUBLISH.value)
-    except ValueError as e:
-        raise app.UsageError(str(e)) from None
     try:
         for name in _ALGORITHMS.value:
             if name != "openspiel_nfsp":
