@@ -25,7 +25,7 @@ class ISSMMCTSBot(InformationSearchBot):
       player_id: 0 or 1.
       selector: "rm", "exp3" or "ucb". The defaults (Exp3, ``gamma=0.1``, playing the
         visit frequencies without the exploration) were chosen by measurement against
-        OpenSpiel's ISMCTS (docs/imperfect_information.md, issue 24).
+        OpenSpiel's ISMCTS (experiments/imperfect/NOTES.md).
       gamma: exploration of RM and Exp3; c: UCB's constant (rewards are in [0, 1]).
       iterations: iterations per move (None: by time_limit alone).
       time_limit: seconds per move, including drawing the information set.
@@ -33,7 +33,8 @@ class ISSMMCTSBot(InformationSearchBot):
         without the selector's ``gamma / K`` exploration) or "average" (see
         :mod:`smmcts_spiel.imperfect.is_smmcts`).
       threshold: play only the actions the final strategy gives at least this probability
-        (the most likely one always stays), renormalised; ``policy()`` is unthresholded.
+        (the most likely one always stays), renormalised; ``policy()`` exports the
+        unthresholded final strategy, ``played_policy()`` the thresholded one it plays.
       seed: seeds the search, the world sampling and the move sampling.
       engine: "kernel" runs whole iterations compiled on the game's information kernel
         (:mod:`smmcts_spiel.games.kernels.information`), "generic" searches pyspiel states

@@ -43,8 +43,9 @@ class OOSBot(InformationSearchBot):
         plays).
       threshold: play only the actions the final strategy gives at least this probability
         (thresholding, Ganzfried & Sandholm 2012; the most likely action always stays),
-        renormalised (0: play the final strategy as it is). ``policy()`` still exports the
-        unthresholded average strategy, the one that converges.
+        renormalised (0: play the final strategy as it is). ``policy()`` exports the
+        unthresholded average strategy, the one that converges; ``played_policy()`` the
+        final strategy after the threshold, the one the bot plays.
       engine: "kernel" runs whole iterations compiled on the game's information kernel
         (:mod:`smmcts_spiel.games.kernels.information`: kuhn_poker, leduc_poker,
         goofspiel(imp_info=True) up to 8 cards, phantom_ttt), "generic" searches pyspiel
@@ -66,6 +67,9 @@ class OOSBot(InformationSearchBot):
         self.final_strategy = check_final_strategy(settings.pop("final_strategy"))
         self._search = outcome_sampling(game, seed=self._rng.getrandbits(63), engine=engine,
                                         **settings)
+
+    def _played_strategies(self):
+        return self._search.policy(self.final_strategy)
 
     def step_with_policy(self, state: pyspiel.State):
         """Search, then return (played strategy as (action, p) pairs, sampled action)."""

@@ -124,7 +124,7 @@ class TurnBasedMCTSBot(pyspiel.Bot):
     The two seats' rules differ: the first mover's search assumes the second sees its move
     (a pessimistic, maximin choice), while the second mover's summed visits answer the
     first-mover moves the search expects. On Goofspiel-13 at 0.1 s per move player 1 wins
-    161 of 200 games of this bot against itself (docs/tournament.md, "why `smmcts` does
+    161 of 200 games of this bot against itself (experiments/tournaments, "why `smmcts` does
     better in seat 1").
     ``seats`` chooses: "openspiel" (default, the rule above), or on a game of
     :data:`SYMMETRIC_GAMES` "first" or "second", where both seats play by that mover's

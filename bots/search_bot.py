@@ -4,6 +4,12 @@ A search bot owns a search (``self.search``) with ``policy()`` and ``reset()``, 
 budget (``iterations`` and/or ``time_limit`` seconds) and a seeded generator for its own
 sampling; it plays through ``step_with_policy``, which each bot defines. Everything else a
 ``pyspiel.Bot`` answers is the same for all of them, and lives here.
+
+Two strategies, two names: ``policy()`` is the search's own strategy (what an
+exploitability should score, as OpenSpiel's bots' policies are), ``played_policy()`` the
+one the bot plays and ``step_with_policy`` reports: the same after the final-move
+threshold (thresholding, Ganzfried & Sandholm 2012), which makes play stronger against
+most opponents but is not the strategy the search converges to.
 """
 
 from __future__ import annotations
@@ -12,13 +18,46 @@ import random
 import time
 
 import pyspiel
+from open_spiel.python import policy as policy_lib
 
 from smmcts_spiel import checks
 from smmcts_spiel.search.selectors import sample_index
 from smmcts_spiel.search.smmcts import check_threshold, thresholded
 
 
-class SearchBot(pyspiel.Bot):
+class PolicyBot(pyspiel.Bot):
+    """Base of every bot that plays by ``step_with_policy`` and reads its place from each
+    state it is given: ``step`` is that action, the moves it is told of need nothing."""
+
+    def inform_action(self, state, player_id, action) -> None:
+        """Nothing to do: the next step finds its place from the state itself."""
+
+    def inform_actions(self, state, actions) -> None:
+        """Nothing to do: the next step finds its place from the state itself."""
+
+    def provides_policy(self) -> bool:
+        return True
+
+    def step(self, state: pyspiel.State) -> int:
+        return self.step_with_policy(state)[1]
+
+
+def check_decision_state(state: pyspiel.State, player_id: int, bot: str) -> list[int]:
+    """``player_id``'s legal actions at ``state``; ValueError where it has no move (a
+    terminal or chance state, or the other player's turn)."""
+    if state.is_terminal():
+        raise ValueError(f"{bot}.step called at a terminal state: the game is over")
+    if state.is_chance_node():
+        raise ValueError(f"{bot}.step called at a chance node: chance moves are sampled by "
+                         "the game runner, not by a bot")
+    legal = state.legal_actions(player_id)
+    if not legal:
+        raise ValueError(f"{bot} (player {player_id}) has no move here: it is player "
+                         f"{state.current_player()}'s turn")
+    return legal
+
+
+class SearchBot(PolicyBot):
     """Base of SMMCTSBot, OOSBot and ISSMMCTSBot: checks, budget, seed, policy, restart.
 
     Subclasses call ``super().__init__`` first (it checks the player id and the budget and
@@ -39,9 +78,15 @@ class SearchBot(pyspiel.Bot):
         """The underlying search (its tables or tree, and strategies)."""
         return self._search
 
-    def policy(self):
-        """Both players' current strategies as an OpenSpiel policy (uniform where unsearched)."""
+    def policy(self) -> policy_lib.Policy:
+        """Both players' strategies as the search has them, without the final-move
+        threshold: the strategy an exploitability should score (uniform where unsearched)."""
         return self._search.policy()
+
+    def played_policy(self) -> policy_lib.Policy:
+        """Both players' strategies as the bot plays them (what ``step_with_policy``
+        reports): :meth:`policy` after the final-move threshold."""
+        raise NotImplementedError
 
     def check_state(self, state: pyspiel.State) -> None:
         """Refuse a state of another game than the bot's (its search would not fit it)."""
@@ -52,18 +97,6 @@ class SearchBot(pyspiel.Bot):
 
     def restart(self) -> None:
         self._search.reset()
-
-    def inform_action(self, state, player_id, action) -> None:
-        """Nothing to do: the next step finds its place from the state itself."""
-
-    def inform_actions(self, state, actions) -> None:
-        """Nothing to do: the next step finds its place from the state itself."""
-
-    def provides_policy(self) -> bool:
-        return True
-
-    def step(self, state: pyspiel.State) -> int:
-        return self.step_with_policy(state)[1]
 
 
 class InformationSearchBot(SearchBot):
@@ -92,8 +125,29 @@ class InformationSearchBot(SearchBot):
             return None
         return max(self.time_limit - (time.perf_counter() - start), 1e-9)
 
+    def played_policy(self) -> policy_lib.Policy:
+        return ThresholdedPolicy(self._played_strategies(), self.threshold)
+
+    def _played_strategies(self) -> policy_lib.Policy:
+        """The strategies the bot thresholds and plays (the search's final strategy)."""
+        return self._search.policy()
+
     def _play(self, actions: list[int], probs) -> tuple[list[tuple[int, float]], int]:
         """(the played strategy as (action, p) pairs, an action sampled from it): the final
         strategy ``probs`` without the actions below ``threshold``."""
         played = thresholded(probs, self.threshold)
         return list(zip(actions, played)), actions[sample_index(played, self._rng.random())]
+
+
+class ThresholdedPolicy(policy_lib.Policy):
+    """A policy with the actions below ``threshold`` dropped at every state and the rest
+    renormalised (the most likely ones always stay): what a thresholding bot plays."""
+
+    def __init__(self, policy: policy_lib.Policy, threshold: float):
+        super().__init__(policy.game, policy.player_ids)
+        self._policy = policy
+        self._threshold = threshold
+
+    def action_probabilities(self, state, player_id=None):
+        probs = self._policy.action_probabilities(state, player_id)
+        return dict(zip(probs, thresholded(list(probs.values()), self._threshold)))

@@ -5,22 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 import pyspiel
-from absl import logging
 
-from smmcts_spiel.bots.search_bot import SearchBot
-from smmcts_spiel.games import kernels
-from smmcts_spiel.search import tree_arrays
-from smmcts_spiel.search.array_engine import ArraySMMCTS
-from smmcts_spiel.search.kernel_engine import KernelSMMCTS
-from smmcts_spiel.search.root_parallel import RootParallelSearch, check_threads
-from smmcts_spiel.search.smmcts import SMMCTS
+from smmcts_spiel.bots.search_bot import SearchBot, check_decision_state
+from smmcts_spiel.search.engines import Search, make_search
+from smmcts_spiel.search.tree_arrays import DEFAULT_MAX_MEMORY
 
-ENGINES = ("auto", "kernel", "generic", "reference")
-#: How threads > 1 share a search: a tree each (root parallelism) or one tree (tree parallelism).
-PARALLEL = ("root", "tree")
 #: The bot's final-move threshold: never play an action its final strategy gives less than
 #: 10%. Measured against the exact equilibria of oshi_zumo(coins=10,size=3,horizon=20),
-#: Goofspiel-6 and two random stacked games at 0.1 s per move (docs/tournament.md): on the
+#: Goofspiel-6 and two random stacked games at 0.1 s per move (experiments/tournaments): on the
 #: same search trees it cuts the expected loss per game against the equilibrium 1.8-5x
 #: (Oshi-Zumo 0.41 -> 0.085) without making the play more exploitable by a best reply:
 #: the empirical frequencies spread the selectors' exploration and early noise over every
@@ -28,7 +20,7 @@ PARALLEL = ("root", "tree")
 DEFAULT_THRESHOLD = 0.1
 #: Settings a game gets when the user leaves them out, by the game's short name, chosen by
 #: per-move losses against the game's exact equilibrium at 0.1 s per move and confirmed
-#: against OpenSpiel's C++ MCTSBot (docs/tournament.md, "Issue 23: per-game defaults"). A
+#: against OpenSpiel's C++ MCTSBot (experiments/tournaments/, the per-game defaults). A
 #: setting given explicitly always wins; the leaf evaluator's per-game choice lives with the
 #: game's kernel (``DEFAULT_EVALUATOR``).
 GAME_DEFAULTS: dict[str, dict[str, Any]] = {
@@ -82,7 +74,9 @@ class SMMCTSBot(SearchBot):
       threshold: final-move thresholding: the bot never plays an action its final strategy
         gives less than this probability (the rest is renormalised; 0: play them all, as
         the paper's SM-MCTS). Default (None) :data:`DEFAULT_THRESHOLD` unless
-        :data:`GAME_DEFAULTS` says otherwise.
+        :data:`GAME_DEFAULTS` says otherwise. ``policy()`` exports the unthresholded
+        strategy (the search's, what an exploitability should score), ``played_policy()``
+        the thresholded one the bot plays.
       seed: seeds the search and the bot's own sampling; same seed, same game, same play.
       evaluator: leaf evaluator: an object with OpenSpiel's ``evaluate(state)`` interface
         (generic and reference engines), or the name of a game kernel's compiled evaluator,
@@ -90,7 +84,8 @@ class SMMCTSBot(SearchBot):
         measured choice (``heuristic`` on oshi_zumo, compiled random rollouts elsewhere), or
         one seeded random rollout (run by OpenSpiel in C++ on the generic engine, in Python
         on the reference engine).
-      engine: "kernel" runs whole iterations compiled on the game's numba kernel
+      engine: which engine searches (:func:`smmcts_spiel.search.engines.make_search` builds
+        it): "kernel" runs whole iterations compiled on the game's numba kernel
         (:mod:`smmcts_spiel.games.kernels`; goofspiel, smmcts_goofspiel, oshi_zumo),
         "generic" searches pyspiel states with the tree statistics in compiled arrays
         (:mod:`smmcts_spiel.search.array_engine`), "reference" with Python objects (the
@@ -100,16 +95,25 @@ class SMMCTSBot(SearchBot):
         :mod:`smmcts_spiel.search.root_parallel`): each has its own seed and keeps its own
         subtree between moves, ``iterations`` is split over them, and the move is read from
         their summed statistics. At most the cores this process may use; more than 1 needs
-        the kernel engine (the others hold Python's global interpreter lock).
-      parallel: how ``threads > 1`` share the work: "root" (default) searches a tree per
-        thread as above (deterministic for a seed under an iteration budget); "tree" grows
-        one tree with every thread (tree parallelism, :class:`KernelSMMCTS` ``threads``):
-        a deeper tree in the same time, but not reproducible (the tree depends on the
-        threads' timing). docs/search_and_bots.md says when each pays.
+        the kernel engine (the others hold Python's global interpreter lock). "auto": what
+        pays on this game (:mod:`smmcts_spiel.search.thread_counts`): one shared tree grown
+        by the usable cores up to ``AUTO_MAX_THREADS`` on the kernel engine, else 1.
+      parallel: how ``threads > 1`` share the work: "root" (the default with a number of
+        threads) searches a tree per thread as above (deterministic for a seed under an
+        iteration budget); "tree" (the default with "auto") grows one tree with every
+        thread (tree parallelism, :class:`KernelSMMCTS` ``threads``): a deeper tree in the
+        same time, but not reproducible (the tree depends on the threads' timing).
+        docs/search_and_bots.md says when each pays.
+      virtual_loss: with ``parallel="tree"``, each thread selects as if the other threads'
+        iterations in flight at a node had lost (:mod:`smmcts_spiel.search.in_flight`; the
+        stored statistics stay the paper's); False (default): the paper's selection.
       max_memory: bytes the search tree of the kernel and generic engines may take (default
-        4 GiB, at most half the machine's memory); a search that fills it stops and plays
-        from the tree it has (one warning in the log), so a long time limit never exhausts
-        memory. The reference engine has no bound.
+        4 GiB, at most half the machine's memory; with root parallelism the trees' in all,
+        an equal share each); a search that fills it stops and plays from the tree it has
+        (one warning in the log; uniformly where it could not open the root), so a long
+        time limit never exhausts memory. Where the kernel engine needs
+        more than this for its widest iterations, ``engine="auto"`` with one thread takes
+        the generic engine (one warning). The reference engine has no bound.
     """
 
     def __init__(self, game: pyspiel.Game, player_id: int, selector: str | None = None,
@@ -117,59 +121,30 @@ class SMMCTSBot(SearchBot):
                  iterations: int | None = 1000,
                  time_limit: float | None = None, final_strategy: str | None = None,
                  seed: int | None = None, evaluator=None, engine: str = "auto",
-                 threshold: float | None = None, threads: int = 1,
-                 max_memory: int = tree_arrays.DEFAULT_MAX_MEMORY, parallel: str = "root"):
+                 threshold: float | None = None, threads: int | str = 1,
+                 max_memory: int = DEFAULT_MAX_MEMORY, parallel: str | None = None,
+                 virtual_loss: bool = False):
         super().__init__(game, player_id, iterations, time_limit, seed)
-        if engine not in ENGINES:
-            raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
-        threads = check_threads(threads)
-        if parallel not in PARALLEL:
-            raise ValueError(f"parallel must be one of {', '.join(PARALLEL)} (how threads > 1 "
-                             f"share the work), got {parallel!r}")
-        kernel = kernels.kernel_for(game)
-        if engine == "auto":
-            wants_kernel = evaluator is None or isinstance(evaluator, str)
-            engine = "kernel" if wants_kernel and kernel else "generic"
-            if kernel is None:
-                logging.info("SMMCTSBot: no game kernel covers %s: the generic engine "
-                             "searches its pyspiel states (slower; docs/writing_a_kernel.md "
-                             "shows how to add one)", game)
-        if threads > 1 and engine != "kernel":
-            raise ValueError(
-                f"threads={threads} needs the kernel engine, but this bot runs the {engine} "
-                "engine" + (f" (no game kernel covers {game})" if kernel is None else "")
-                + ": its time goes to pyspiel and Python, which hold Python's global "
-                "interpreter lock, so parallel trees would only take turns; use threads=1")
-        # Tree parallelism: one tree, grown by every thread.
-        trees = 1 if parallel == "tree" else threads
-        seeds = [self._rng.getrandbits(63) for _ in range(trees)]
         options = game_settings(game, selector=selector, gamma=gamma, c=c,
                                 final_strategy=final_strategy, threshold=threshold)
-        searches: list[KernelSMMCTS | ArraySMMCTS | SMMCTS]
-        self._search: KernelSMMCTS | ArraySMMCTS | SMMCTS | RootParallelSearch
-        if engine == "kernel":
-            if evaluator is not None and not isinstance(evaluator, str):
-                raise ValueError("engine='kernel' takes a kernel evaluator name "
-                                 f"({', '.join(kernels.EVALUATORS)}); a Python evaluator "
-                                 "needs engine='generic'")
-            default = kernel.default_evaluator if kernel else "random_rollout"
-            searches = [KernelSMMCTS(game, evaluator=evaluator or default, seed=seed,
-                                     max_memory=max_memory, threads=threads // trees,
-                                     **options) for seed in seeds]
-        else:
-            if isinstance(evaluator, str):
-                raise ValueError(f"evaluator {evaluator!r} names a kernel evaluator; the "
-                                 f"{engine} engine takes an object with evaluate(state)")
-            if engine == "generic":
-                searches = [ArraySMMCTS(game, evaluator=evaluator, seed=seeds[0],
-                                        max_memory=max_memory, **options)]
-            else:
-                searches = [SMMCTS(game, evaluator=evaluator, seed=seeds[0], **options)]
-        self._search = searches[0] if trees == 1 else RootParallelSearch(searches)
+        self._search: Search = make_search(game, self._rng, engine=engine, evaluator=evaluator,
+                                           threads=threads, parallel=parallel,
+                                           virtual_loss=virtual_loss, max_memory=max_memory,
+                                           **options)
 
     def restart_at(self, state: pyspiel.State) -> None:
         self.check_state(state)
         self._search.set_root(state)
+
+    def policy(self):
+        """Both players' final strategies as the search has them, without the final-move
+        ``threshold``: what an exploitability should score (uniform where unsearched)."""
+        return self._search.policy(threshold=0.0)
+
+    def played_policy(self):
+        """Both players' final strategies after the final-move ``threshold``: what
+        ``step_with_policy`` reports and the bot samples from at a simultaneous node."""
+        return self._search.policy()
 
     def step_with_policy(self, state: pyspiel.State):
         """Search, then return (this player's final strategy as (action, p) pairs, action).
@@ -180,11 +155,15 @@ class SMMCTSBot(SearchBot):
         the next step finds its place from the state's history; no random number is drawn.
         """
         self.check_state(state)
-        self._check_can_act(state)
-        legal = state.legal_actions(self.player_id)
+        legal = check_decision_state(state, self.player_id, "SMMCTSBot")
         if len(legal) == 1:
             return [(legal[0], 1.0)], legal[0]
         node = self._search.run(state, self.iterations, self.time_limit)
+        if not node.is_open:
+            # The search could not open the root within max_memory (more joint actions
+            # than the tree may hold; the search said so in the log): its strategy there
+            # is uniform.
+            return [(a, 1.0 / len(legal)) for a in legal], self._rng.choice(legal)
         actions = node.actions[self.player_id]
         probs = node.strategy(self.player_id, self._search.final_strategy,
                               self._search.exploration, self._search.threshold)
@@ -195,12 +174,3 @@ class SMMCTSBot(SearchBot):
             action = actions[max(range(len(actions)), key=counts.__getitem__)]
         return list(zip(actions, probs)), action
 
-    def _check_can_act(self, state: pyspiel.State) -> None:
-        if state.is_terminal():
-            raise ValueError("SMMCTSBot.step called at a terminal state: the game is over")
-        if state.is_chance_node():
-            raise ValueError("SMMCTSBot.step called at a chance node: chance moves are "
-                             "sampled by the game runner, not by a bot")
-        if not state.legal_actions(self.player_id):
-            raise ValueError(f"SMMCTSBot (player {self.player_id}) has no move here: it is "
-                             f"player {state.current_player()}'s turn")

@@ -1,4 +1,4 @@
-"""A pyspiel game over any explicit tree of matrix stages (``smmcts_spiel.matrix_tree``).
+"""A pyspiel game over any explicit tree of matrix stages (:mod:`smmcts_spiel.trees`).
 
 Both registered explicit-tree games, ``smmcts_random_stacked_matrix`` and
 ``smmcts_matrix_tree``, are this game over a different tree; only the way they build the
@@ -6,14 +6,14 @@ tree from their parameters differs.
 
 Conventions (relied on by the exact solver and the fast engine):
 
-* at a :class:`~smmcts_spiel.matrix_tree.MatrixStage` player 1 (pyspiel player 0) plays
+* at a :class:`~smmcts_spiel.trees.MatrixStage` player 1 (pyspiel player 0) plays
   row ``i`` as action ``i`` and player 2 (pyspiel player 1) plays column ``j`` as action
-  ``j``; at a :class:`~smmcts_spiel.matrix_tree.ChanceStage` chance outcome ``k`` is
+  ``j``; at a :class:`~smmcts_spiel.trees.ChanceStage` chance outcome ``k`` is
   ``outcomes[k]``;
 * a leaf ``u`` ends the game with returns ``(u, -u)``: the game is zero-sum, and values and
   exploitabilities are in player 1's utility units (``[0, 1]`` for the random games, as in
   the paper);
-* ``game.tree`` is the :class:`~smmcts_spiel.matrix_tree.MatrixTree` and ``state.node`` the
+* ``game.tree`` is the :class:`~smmcts_spiel.trees.MatrixTree` and ``state.node`` the
   current node of it, so tools can work on the explicit tree of a loaded game.
 
 A state stores its path (the child indices taken from the root) and a reference to the

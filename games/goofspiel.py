@@ -9,7 +9,11 @@ learns who won the round.
 Parameters (the names, action numbering, chance outcomes and returns of OpenSpiel's C++
 ``goofspiel``, which the tests check trajectory by trajectory):
   num_cards     N, cards per player and prize cards (1..100)                     [13]
-  points_order  random (chance deals the prizes), descending or ascending        [random]
+  points_order  random (chance deals the prizes), descending or ascending, or
+                shuffled: a fixed order known to both, drawn once from points_seed
+                (the AIJ 2016 study's "fixed sequence"; not in OpenSpiel)        [random]
+  points_seed   seed of the shuffled order (numpy's RandomState(points_seed)
+                .permutation(num_cards)); only with points_order=shuffled        [0]
   returns_type  win_loss (+1 / -1 / 0), point_difference ((own - other) / 2,
                 OpenSpiel's "points minus the mean") or total_points (own points,
                 general-sum)                                                     [win_loss]
@@ -26,6 +30,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pyspiel
 
 from smmcts_spiel.games import serialization, simultaneous
@@ -33,7 +38,8 @@ from smmcts_spiel.games.actions import CheckedActions, IllegalActionError
 from smmcts_spiel.games.observation_tensor import tensor_with_views
 
 SHORT_NAME = "smmcts_goofspiel"
-POINTS_ORDERS = ("random", "descending", "ascending")
+POINTS_ORDERS = ("random", "descending", "ascending")  # OpenSpiel's
+SHUFFLED = "shuffled"  # ours: a fixed order drawn from points_seed
 RETURNS_TYPES = ("win_loss", "point_difference", "total_points")
 _NUM_PLAYERS = 2
 _NO_WINNER = -1  # A tied round: the prize is discarded.
@@ -45,6 +51,7 @@ _DEFAULT_PARAMS: dict[str, Any] = {
     "points_order": "random",
     "returns_type": "win_loss",
     "imp_info": False,
+    "points_seed": 0,
 }
 def _game_type(points_order: str, imp_info: bool, returns_type: str) -> pyspiel.GameType:
     """The GameType of one parameter set: chance, information and utility depend on it."""
@@ -80,12 +87,26 @@ def _check_params(params: dict) -> None:
     if not 1 <= n <= MAX_NUM_CARDS:
         raise ValueError(f"{SHORT_NAME}: num_cards must be an integer from 1 to "
                          f"{MAX_NUM_CARDS}, got {n}")
-    if params["points_order"] not in POINTS_ORDERS:
+    if params["points_order"] not in POINTS_ORDERS + (SHUFFLED,):
         raise ValueError(f"{SHORT_NAME}: points_order must be one of "
-                         f"{', '.join(POINTS_ORDERS)}; got {params['points_order']!r}")
+                         f"{', '.join(POINTS_ORDERS + (SHUFFLED,))}; got "
+                         f"{params['points_order']!r}")
+    if params["points_seed"] < 0:
+        raise ValueError(f"{SHORT_NAME}: points_seed must be an integer >= 0, got "
+                         f"{params['points_seed']}")
+    if params["points_seed"] and params["points_order"] != SHUFFLED:
+        raise ValueError(f"{SHORT_NAME}: points_seed goes with points_order=shuffled, not "
+                         f"{params['points_order']}")
     if params["returns_type"] not in RETURNS_TYPES:
         raise ValueError(f"{SHORT_NAME}: returns_type must be one of "
                          f"{', '.join(RETURNS_TYPES)}; got {params['returns_type']!r}")
+
+
+def shuffled_order(num_cards: int, points_seed: int) -> list[int]:
+    """The prize indices of ``points_order=shuffled``, in the order they are dealt: numpy's
+    ``RandomState(points_seed).permutation(num_cards)``, whose stream numpy keeps frozen, so
+    a seed names the same order in every numpy version."""
+    return [int(c) for c in np.random.RandomState(points_seed).permutation(num_cards)]
 
 
 class GoofspielGame(pyspiel.Game):
@@ -98,6 +119,11 @@ class GoofspielGame(pyspiel.Game):
         self.points_order = params["points_order"]
         self.returns_type = params["returns_type"]
         self.imp_info = bool(params["imp_info"])
+        #: The prizes in the order dealt, when the order is fixed (None: chance deals).
+        self.point_order = None if self.points_order == "random" else (
+            shuffled_order(n, params["points_seed"]) if self.points_order == SHUFFLED
+            else list(range(n)) if self.points_order == "ascending"
+            else list(range(n - 1, -1, -1)))
         total = n * (n + 1) // 2
         game_type = _game_type(self.points_order, self.imp_info, self.returns_type)
         min_utility, max_utility, utility_sum = {
@@ -138,6 +164,7 @@ class GoofspielState(CheckedActions, pyspiel.State):
         n = game.num_cards
         self._num_cards = n
         self._points_order = game.points_order
+        self._point_order: list[int] = game.point_order or []  # empty: chance deals
         self._returns_type = game.returns_type
         self.hands = [[True] * n, [True] * n]  # hands[p][c]: player p still holds c + 1
         self.points = [0, 0]
@@ -149,7 +176,7 @@ class GoofspielState(CheckedActions, pyspiel.State):
         if self._points_order == "random":
             self._chance_pending = True
         else:
-            self._deal(0 if self._points_order == "ascending" else n - 1)
+            self._deal(self._point_order[0])
 
     # -- pyspiel API ------------------------------------------------------------------
 
@@ -281,10 +308,8 @@ class GoofspielState(CheckedActions, pyspiel.State):
     def _deal_next(self) -> None:
         if self._points_order == "random":
             self._chance_pending = True
-        elif self._points_order == "ascending":
-            self._deal(self.point_card_sequence[-1] + 1)
         else:
-            self._deal(self.point_card_sequence[-1] - 1)
+            self._deal(self._point_order[len(self.point_card_sequence)])
 
     def _play_round(self, bid0: int, bid1: int) -> None:
         prize = self.point_card_sequence[-1] + 1

@@ -1,7 +1,7 @@
 """An explicit tree of matrix stages as a pyspiel game: written, shared and loaded by name.
 
 ``smmcts_matrix_tree(file=<path>)`` loads a tree in the JSON format of
-:mod:`smmcts_spiel.matrix_tree` (``{"format": "smmcts_matrix_tree", "version": 1,
+:mod:`smmcts_spiel.trees.json_format` (``{"format": "smmcts_matrix_tree", "version": 1,
 "root": ...}``). ``smmcts_matrix_tree(tree=<compact tree>)`` takes the tree inline.
 
 Exactly one of the two parameters must be given. JSON cannot go inline in a game string;

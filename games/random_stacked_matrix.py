@@ -5,7 +5,7 @@ of ``branching x branching`` simultaneous stages, ``depth`` stages deep, whose l
 utilities for player 1 are drawn from U[0, 1] (``uniform``) or uniformly from
 {0, 0.5, 1} (``grid3``) by a generator seeded with ``seed``: the same parameters always
 give the same game, the tree of
-``smmcts_spiel.matrix_tree.random_stacked_matrix(depth, branching_p1, branching_p2,
+``smmcts_spiel.trees.random_stacked_matrix(depth, branching_p1, branching_p2,
 chance_branching=..., utilities=..., seed=...)``.
 
 Parameters:
@@ -14,7 +14,9 @@ Parameters:
   branching_p1      player 1's actions; 0 means "use branching"                  [0]
   branching_p2      player 2's actions; 0 means "use branching"                  [0]
   seed              seed of the leaf utilities (>= 0)                            [0]
-  utilities         uniform (U[0, 1]) or grid3 ({0, 0.5, 1})                     [uniform]
+  utilities         uniform (U[0, 1]), grid3 ({0, 0.5, 1}) or edge_sum (each joint
+                    action worth -1, 0 or +1, a leaf the sum on its path: the AIJ
+                    2016 study's correlated random games)                       [uniform]
   chance_branching  0 for none, else equally likely chance outcomes after every
                     joint action (>= 2)                                          [0]
 

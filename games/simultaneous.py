@@ -7,7 +7,8 @@ Python game these helpers do it with the same encoding: the flat action is a mix
 number over the players' legal-action lists, player 0 the least significant digit.
 
 pyspiel records a flat joint action applied with ``apply_action`` as one history entry
-(player ``SIMULTANEOUS``); ``apply_actions`` records one entry per player, as for C++ games.
+(player ``SIMULTANEOUS``); ``apply_actions`` records one entry per player, as for C++ games
+(:func:`per_player_history` rewrites a state's history that way).
 """
 
 from __future__ import annotations
@@ -44,3 +45,19 @@ def flat_joint_action_to_string(state: pyspiel.State, flat_action: int) -> str:
     """E.g. ``"[[P0]Bid: 1, [P1]Bid: 2]"``, like OpenSpiel's ``FlatJointActionToString``."""
     joint = flat_to_joint(state, flat_action)
     return "[" + ", ".join(state.action_to_string(p, a) for p, a in enumerate(joint)) + "]"
+
+
+def per_player_history(state: pyspiel.State) -> pyspiel.State:
+    """A copy of ``state`` whose history has one entry per player's move: a Python game's
+    state given flat joint actions (one history entry each) replayed with
+    ``apply_actions``, so that searches which key states by history find it."""
+    entries = state.full_history()
+    if all(entry.player != pyspiel.PlayerId.SIMULTANEOUS for entry in entries):
+        return state.clone()
+    copy = state.get_game().new_initial_state()
+    for entry in entries:
+        if entry.player == pyspiel.PlayerId.SIMULTANEOUS:
+            copy.apply_actions(flat_to_joint(copy, entry.action))
+        else:
+            copy.apply_action(entry.action)
+    return copy

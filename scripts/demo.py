@@ -22,7 +22,7 @@ import threading
 import time
 
 import pyspiel
-from absl import flags
+from absl import app, flags
 from tqdm.auto import tqdm
 
 import smmcts_spiel  # noqa: F401  (registers the smmcts_* games)
@@ -40,6 +40,7 @@ _NUM_GAMES = flags.DEFINE_integer("num_games", 50, "Games per pair (seats altern
 _SEED = flags.DEFINE_integer("seed", 0, "Base seed of every bot and chance event.",
                              lower_bound=0)
 _RESULTS_DIR = flags.DEFINE_string("results_dir", "results/demo", "Output folder.")
+_PUBLISH = cli.define_publish("into a --results_dir of the committed results")
 
 
 def bots(iterations: int) -> list[str]:
@@ -94,8 +95,12 @@ def write_figure(path: str, results: list[match.MatchResult], title: str) -> boo
 def main(argv):
     del argv
     start = time.perf_counter()
-    game = pyspiel.load_game(_GAME.value)
-    match.check_match_game(game)
+    try:
+        experiments.check_output([_RESULTS_DIR.value], publish=_PUBLISH.value)
+        game = cli.load_game(_GAME.value)
+        match.check_match_game(game)
+    except ValueError as e:
+        raise app.UsageError(str(e)) from None
     specs = bots(_ITERATIONS.value)
     compile_seconds = load_compiled_code(game, specs)
     results = []
@@ -103,7 +108,7 @@ def main(argv):
         results.append(match.play_match(game, a, b, _NUM_GAMES.value, seed=_SEED.value + k))
     out = _RESULTS_DIR.value
     os.makedirs(out, exist_ok=True)
-    with open(os.path.join(out, "results.csv"), "w", newline="") as f:
+    with experiments.replaced_file(os.path.join(out, "results.csv"), newline="") as f:
         writer = csv.writer(f)
         writer.writerow(["bot_a", "bot_b", "games", "wins", "draws", "losses", "mean",
                          "ci95_low", "ci95_high"])

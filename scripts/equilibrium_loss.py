@@ -21,8 +21,8 @@ state) and ``summary.md`` (per bot and rule, per game with 95% intervals: loss a
 equilibrium and against a best reply, the opponent's loss, the return estimated from the
 exact values, with the standard interval and the seat-stratified one, and the return the
 games gave). Timing-sensitive with ``--time_limit``: run
-on a quiet core (e.g. ``taskset -c 1``) with ``--num_workers=1``. Writing into docs/ or data/
-(the committed results) needs ``--publish``.
+on a quiet core (e.g. ``taskset -c 1``) with ``--num_workers=1``. Writing into
+the committed results (experiments/, benchmarks/, docs/) needs ``--publish``.
 """
 
 from __future__ import annotations
@@ -62,8 +62,8 @@ _SOLVE_ONLY = flags.DEFINE_bool(
 _SOLVER_LIMITS = cli.define_solver_limits()
 _RESULTS_DIR = flags.DEFINE_string("results_dir", "results/equilibrium_loss",
                                    "Output directory.")
-_PUBLISH = cli.define_publish("into a --results_dir (or --solutions_dir) under docs/ or data/ "
-                              "(the committed results, docs/figures/tournament/...)")
+_PUBLISH = cli.define_publish("into a --results_dir (or --solutions_dir) under the "
+                              "committed results (experiments/tournaments/results/...)")
 flags.register_validator("time_limit", cli.positive_finite,
                          "--time_limit must be a positive, finite number of seconds")
 
@@ -107,7 +107,8 @@ def run() -> None:
     rules = parse_rules(_RULES.value)
     game = cli.load_game(_GAME.value)
     solver.check_game(game)
-    match.warn_about_bots(bots + [opponent], [game], _TIME_LIMIT.value)
+    if not _SOLVE_ONLY.value:  # the bots play nothing then: only the solver is asked
+        match.warn_about_bots(bots + [opponent], [game], _TIME_LIMIT.value)
     # Solved (or read) here, before any timed job: the workers then read the cached file.
     cli.solve_game(game, _SOLUTIONS_DIR.value, _SOLVER_LIMITS.value)
     if _SOLVE_ONLY.value:
@@ -153,7 +154,7 @@ def _stratified_ci(x: np.ndarray, seats: np.ndarray) -> str:
 
 def write_outputs(results_dir, bots, opponent, rules, jobs, results) -> None:
     per_bot = {spec: [] for spec in bots}
-    with open(os.path.join(results_dir, "moves.csv"), "w", newline="") as f:
+    with experiments.replaced_file(os.path.join(results_dir, "moves.csv"), newline="") as f:
         writer = csv.writer(f)
         writer.writerow(["bot", "game", "seat", "state", "loss", "best_reply_loss",
                          "opponent_loss", "gain"] + [f"loss[{rule_label(r)}]" for r in rules])
@@ -201,7 +202,7 @@ def write_outputs(results_dir, bots, opponent, rules, jobs, results) -> None:
         rows, ["bot", "final-move rule", "games", "loss vs equilibrium", "loss vs best reply",
                "opponent's loss", "estimated return", "estimated return, seat-stratified",
                "mean return"], align=["left", "left"] + ["right"] * 7))
-    with open(os.path.join(results_dir, "summary.md"), "w") as f:
+    with experiments.replaced_file(os.path.join(results_dir, "summary.md")) as f:
         f.write("\n".join(lines) + "\n")
 
 

@@ -5,7 +5,7 @@ Examples:
       --bot_a="smmcts(selector=exp3,gamma=0.1)" --bot_b=mcts --time_limit=0.05
   python scripts/match.py --round_robin="smmcts(selector=rm);smmcts(selector=ucb);random"
   python scripts/match.py --game=phantom_ttt --bot_a=belief_sampler \
-      --bot_b="ismcts(simulations=100)"
+      --bot_b="ismcts(iterations=100)"
 
 Bot specs: see smmcts_spiel/bot_specs.py and docs/bots_and_matches.md. With --time_limit,
 every searching bot whose spec names no budget searches that many seconds per move.

@@ -1,7 +1,7 @@
 """Pool the games of several tournament runs: one table per game and pair, 95% intervals.
 
   python scripts/pool_games.py \
-      --games_csv="docs/figures/tournament/c_g6/games.csv;docs/figures/tournament/c_g6_more/games.csv"
+      --games_csv="experiments/tournaments/results/against_mcts/c_g6/games.csv;experiments/tournaments/results/against_mcts/c_g6_more/games.csv"
 
 Reads the ``games.csv`` files that ``scripts/tournament.py`` writes (runs with different
 seeds, e.g. a pre-registered run and its pre-registered extension) and prints, per game and

@@ -8,12 +8,12 @@ budgets (e.g. oos(iterations=10000)): nothing is timed, so it can run niced.
 
   python scripts/regret_against_random.py \\
       --game="goofspiel(num_cards=6,imp_info=True,points_order=descending)" \\
-      --bots="oos(iterations=10000);ismcts(simulations=900)" --num_games=60
+      --bots="oos(iterations=10000);ismcts(iterations=900)" --num_games=60
 
 Prints one row per bot (best-response value, regret per move, their sum, the implied
 expected return and the realised mean return with its 95% interval) and writes
-<out>.csv and <out>.json, by default under results/regret_against_random/; docs/ or data/
-only with --publish.
+<out>.csv and <out>.json, by default under results/regret_against_random/; the committed results
+(experiments/, benchmarks/, docs/) only with --publish.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from smmcts_spiel.reports import intervals
 _GAME = flags.DEFINE_string("game", "goofspiel(num_cards=6,imp_info=True,points_order=descending)",
                             "A two-player zero-sum game small enough for an exact best "
                             "response.")
-_BOTS = flags.DEFINE_string("bots", "oos(iterations=10000);ismcts(simulations=900)",
+_BOTS = flags.DEFINE_string("bots", "oos(iterations=10000);ismcts(iterations=900)",
                             "Semicolon-separated bot specs.")
 _NUM_GAMES = flags.DEFINE_integer("num_games", 60, "Games per bot (seats alternating).",
                                   lower_bound=1)

@@ -13,7 +13,8 @@ one that cannot search by time (mmcts) must name its budget. Each ordered pair p
 resumes, a run with other flags is refused). ``--duplicate`` plays duplicate deals (the two
 games of a pair with the same index share their chance outcomes, seats swapped; intervals over
 deals), which removes most of the luck of the cards in poker. Writes into ``--results_dir``
-(into docs/ or data/, where the committed tournaments live, only with ``--publish``):
+(into experiments/, benchmarks/ or docs/, where the committed results live, only with
+``--publish``):
 
   games.csv      one row per game: game, first and second bot, game index, seed, returns,
                  seconds;
@@ -31,7 +32,7 @@ import os
 import time
 
 import numpy as np
-from absl import app, flags
+from absl import flags
 
 import smmcts_spiel  # noqa: F401  (registers the smmcts_* games)
 from smmcts_spiel import bot_specs, experiments, match, reports, tournament
@@ -65,7 +66,7 @@ _BACKEND = flags.DEFINE_enum("backend", "process", experiments.BACKENDS, "Job ba
 _RAY_ADDRESS = flags.DEFINE_string("ray_address", None, "Ray cluster (backend=ray).")
 _RESULTS_DIR = flags.DEFINE_string("results_dir", "results/tournament", "Output directory.")
 _PUBLISH = cli.define_publish("into a --results_dir of the committed tournaments "
-                              "(docs/figures/tournament/...)")
+                              "(experiments/tournaments/results/...)")
 _NO_PLAY = flags.DEFINE_bool("no_play", False, "Play nothing: write the tables from the "
                              "chunks of games finished so far (e.g. while a run goes on).")
 _FROM_GAMES_CSV = flags.DEFINE_bool(
@@ -76,13 +77,6 @@ _BOOTSTRAP = flags.DEFINE_integer("bootstrap", 200, "Bootstrap samples of the ra
                                   lower_bound=1)
 flags.register_validator("time_limit", cli.positive_finite,
                          "--time_limit must be a positive, finite number of seconds")
-
-
-def main(argv):
-    try:
-        run()
-    except ValueError as e:
-        raise app.UsageError(str(e)) from None
 
 
 def run() -> None:
@@ -157,7 +151,7 @@ def rebuild_tables(results_dir: str) -> None:
 
 
 def write_games_csv(path: str, rows: list[dict]) -> None:
-    with open(path, "w", newline="") as f:
+    with experiments.replaced_file(path, newline="") as f:
         writer = csv.DictWriter(f, fieldnames=GAMES_CSV_FIELDS)
         writer.writeheader()
         writer.writerows(rows)
@@ -206,7 +200,7 @@ def write_markdown(path, params, games, pairs, ratings) -> None:
     lines += ["### Elo over all games", "",
               tables.markdown([[bots[k], f"{r[k]:+.0f}", f"[{lo[k]:+.0f}, {hi[k]:+.0f}]"]
                                for k in order], ["bot", "Elo", "95% interval"])]
-    with open(path, "w") as f:
+    with experiments.replaced_file(path) as f:
         f.write("\n".join(lines) + "\n")
 
 
@@ -221,8 +215,9 @@ def plot_ratings(path, params, ratings) -> None:
                                          for k, bot in enumerate(bots)})
         ax.set_ylabel("Elo (Bradley-Terry, mean 0), 95% bootstrap interval")
         ax.set_title(f"Round robin at {params['time_limit']:g} s per move")
-        ax.legend(fontsize=7)
 
+
+main = cli.main_of(run)
 
 if __name__ == "__main__":
     cli.run(main)

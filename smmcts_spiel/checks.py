@@ -10,6 +10,8 @@ from __future__ import annotations
 import difflib
 import functools
 import math
+import os
+import zipfile
 from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
@@ -17,6 +19,24 @@ import pyspiel
 
 #: Tolerance on a strategy's probabilities summing to one.
 PROBABILITY_TOLERANCE = 1e-6
+
+
+
+def _physical_memory() -> int:
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):  # no sysconf (Windows): assume 16 GiB
+        return 16 << 30
+
+
+#: The machine's memory (bytes), against which what a file or a parameter would allocate
+#: is checked before it is allocated.
+PHYSICAL_MEMORY = _physical_memory()
+#: The most a ``.npz`` file may hold once read (:func:`load_npz`): 4 GiB, or a quarter of
+#: the machine's memory if that is less (the files we write are far smaller).
+MAX_NPZ_BYTES = min(4 << 30, PHYSICAL_MEMORY // 4)
+_NPY_HEADERS = {(1, 0): np.lib.format.read_array_header_1_0,
+                (2, 0): np.lib.format.read_array_header_2_0}
 
 _Dynamics = pyspiel.GameType.Dynamics
 _Information = pyspiel.GameType.Information
@@ -93,6 +113,38 @@ def check_game(game: pyspiel.Game, purpose: str, *, perfect_information: bool = 
         raise ValueError(f"{purpose} needs explicit chance outcomes; {name!r} has sampled chance")
 
 
+def check_playable(game: pyspiel.Game, seed: int = 0, max_steps: int = 10_000) -> None:
+    """Play one seeded random game of ``game`` (at most ``max_steps`` steps); ValueError if
+    a node offers no move, e.g. parameters that load but leave no outcome to a chance node
+    (``markov_soccer(grid=A.B)``: no ball cell)."""
+    rng = np.random.default_rng(seed)
+    state = game.new_initial_state()
+    for step in range(max_steps):
+        if state.is_terminal():
+            return
+        where = "the first node" if step == 0 else f"a node after {step} moves"
+        if state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            if not outcomes:
+                raise ValueError(f"{game} cannot be played: {where} is a chance node with no "
+                                 "outcome; check the game's parameters")
+            actions, probs = zip(*outcomes)
+            state.apply_action(actions[rng.choice(len(actions), p=np.array(probs) /
+                                                  sum(probs))])
+            continue
+        movers = (range(game.num_players()) if state.is_simultaneous_node()
+                  else [state.current_player()])
+        legal = [state.legal_actions(p) for p in movers]
+        if not all(legal):
+            raise ValueError(f"{game} cannot be played: at {where} a player has no legal "
+                             "move; check the game's parameters")
+        chosen = [int(rng.choice(actions)) for actions in legal]
+        if state.is_simultaneous_node():
+            state.apply_actions(chosen)
+        else:
+            state.apply_action(chosen[0])
+
+
 def shown(value):
     """``value`` for ``{...!r}`` in a message: a numpy scalar as the plain number it holds
     (``1.0``, not ``np.float64(1.0)``), anything else as it is."""
@@ -118,14 +170,24 @@ def check_count(value, name: str, minimum: int = 0) -> int:
     return int(value)
 
 
+#: The largest iteration budget: the compiled searches count iterations in int64, and no
+#: search gets near it (2**62 iterations at 10**8 a second take 1,400 years).
+MAX_ITERATIONS = 1 << 62
+
+
 def check_budget(iterations, time_limit) -> tuple[int | None, float | None]:
-    """A per-move search budget: positive iterations, positive finite seconds, or both."""
+    """A per-move search budget: positive iterations (at most :data:`MAX_ITERATIONS`),
+    positive finite seconds, or both."""
     if iterations is None and time_limit is None:
         raise ValueError("give a budget: iterations, time_limit, or both")
     if iterations is not None and (isinstance(iterations, bool) or
                                    not isinstance(iterations, (int, np.integer)) or
                                    iterations < 1):
         raise ValueError(f"iterations must be a positive integer, got {shown(iterations)!r}")
+    if iterations is not None and iterations > MAX_ITERATIONS:
+        raise ValueError(f"iterations must be at most 2**62 (the searches count in 64-bit "
+                         f"integers; for a search by time alone give iterations=None), got "
+                         f"{shown(iterations)!r}")
     if time_limit is not None and (isinstance(time_limit, bool) or
                                    not isinstance(time_limit, (int, float, np.floating)) or
                                    not 0 < time_limit < math.inf):
@@ -228,3 +290,42 @@ def state_of_game(state: pyspiel.State, game: pyspiel.Game, who: str) -> pyspiel
             own.apply_actions(joint)
             chosen = []
     return own
+
+
+def load_npz(path: str | os.PathLike, max_bytes: int | None = None) -> dict[str, np.ndarray]:
+    """The arrays of the ``.npz`` file ``path``, read without pickle once the sizes its
+    members declare are known to fit: ``max_bytes`` in all (default :data:`MAX_NPZ_BYTES`),
+    and no array larger than the bytes its member holds. A small file that declares
+    gigabytes (a compressed run of zeros, a header claiming a huge shape) is refused before
+    anything is allocated; ValueError saying what is wrong (the caller names the file)."""
+    max_bytes = MAX_NPZ_BYTES if max_bytes is None else max_bytes
+    try:
+        total = 0
+        with zipfile.ZipFile(path) as archive:
+            for member in archive.infolist():
+                total += member.file_size
+                if total > max_bytes:
+                    raise ValueError(
+                        f"its arrays would take more than {approximately(max_bytes)} bytes "
+                        f"once read ({member.filename} alone {approximately(member.file_size)}"
+                        "), the limit; it is not a file this library wrote")
+                with archive.open(member) as f:
+                    header = _NPY_HEADERS.get(np.lib.format.read_magic(f))
+                    if header is None:
+                        raise ValueError(f"{member.filename} is not an array of format 1 or 2")
+                    shape, _, dtype = header(f)
+                if dtype.hasobject:
+                    raise ValueError(f"{member.filename} holds Python objects (a pickle)")
+                declared = math.prod(shape) * dtype.itemsize
+                if declared > member.file_size:
+                    raise ValueError(f"{member.filename} declares shape {shape} "
+                                     f"({approximately(declared)} bytes) in "
+                                     f"{member.file_size} bytes")
+        with np.load(path, allow_pickle=False) as data:
+            return {name: data[name] for name in data.files}
+    except zipfile.BadZipFile as e:
+        raise ValueError(f"not a .npz file (numpy's zip of arrays): {e}") from None
+    except ValueError:
+        raise
+    except Exception as e:  # noqa: BLE001  (zip and npy readers raise many kinds)
+        raise ValueError(f"{type(e).__name__}: {e}") from None

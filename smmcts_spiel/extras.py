@@ -6,7 +6,7 @@ that needs an extra imports its modules inside :func:`required` (libraries: an
 ``ImportError`` naming the extra) or :func:`script_needs` (scripts: one line on stderr and
 exit status 1, no traceback)::
 
-    with extras.script_needs("nfsp", "scripts/nfsp_poker.py"):
+    with extras.script_needs("nfsp", "experiments/nfsp/nfsp_poker.py"):
         from smmcts_spiel.nfsp import anfsp
 """
 

@@ -1,5 +1,8 @@
-"""Matches between bots given as spec strings (:mod:`smmcts_spiel.bot_specs`), for any
-two-player zero-sum or constant-sum game, perfect or imperfect information.
+"""Matches between bots, for any two-player zero-sum or constant-sum game, perfect or
+imperfect information. A bot is a spec string (:mod:`smmcts_spiel.bot_specs`), a factory
+``(game, player_id, seed) -> pyspiel.Bot`` (a user's own bot, built afresh for every game)
+or a ``pyspiel.Bot`` object (played as it is in every game it is given, restarted by
+``evaluate_bots``: it must play whichever seat it gets; a factory is the safer choice).
 
 Every game is played by fresh bots from one seed, so games are independent and can be
 spread over workers: game ``g`` of the ordered pair number ``p`` (first bot in seat 0)
@@ -13,8 +16,9 @@ from __future__ import annotations
 
 import itertools
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import TypeAlias
 
 import numpy as np
 import pyspiel
@@ -23,8 +27,37 @@ from open_spiel.python.algorithms.evaluate_bots import evaluate_bots
 from tqdm.auto import tqdm
 
 from smmcts_spiel import checks, reports
-from smmcts_spiel.bot_specs import information_warning, make_bot, own_budget, parse_bot_spec
+from smmcts_spiel.bot_specs import check_spec, information_warning, make_bot, own_budget
 from smmcts_spiel.reports import tables
+
+#: A bot of a match: a spec string, a factory ``(game, player_id, seed) -> pyspiel.Bot``,
+#: or a ``pyspiel.Bot`` object.
+BotLike: TypeAlias = str | pyspiel.Bot | Callable[[pyspiel.Game, int, int], pyspiel.Bot]
+
+
+def bot_label(bot: BotLike) -> str:
+    """How tables name ``bot``: its spec, or the name of its factory or class."""
+    if isinstance(bot, str):
+        return bot
+    if not isinstance(bot, pyspiel.Bot) and hasattr(bot, "__qualname__"):
+        return bot.__qualname__
+    return type(bot).__name__
+
+
+def build_bot(bot: BotLike, game: pyspiel.Game, player_id: int, seed: int) -> pyspiel.Bot:
+    """The ``pyspiel.Bot`` that plays seat ``player_id`` of one game of ``game``."""
+    if isinstance(bot, str):
+        return make_bot(bot, game, player_id, seed)
+    if isinstance(bot, pyspiel.Bot):
+        return bot
+    if not callable(bot):
+        raise ValueError(f"a bot is a spec string, a pyspiel.Bot or a factory (game, "
+                         f"player_id, seed) -> pyspiel.Bot; got {bot!r}")
+    built = bot(game, player_id, seed)
+    if not isinstance(built, pyspiel.Bot):
+        raise ValueError(f"the bot factory {bot_label(bot)} returned {built!r}, not a "
+                         "pyspiel.Bot")
+    return built
 
 
 def game_seed(base_seed: int, pair_index: int, game_index: int) -> int:
@@ -34,43 +67,63 @@ def game_seed(base_seed: int, pair_index: int, game_index: int) -> int:
 
 
 def check_match_game(game: pyspiel.Game) -> None:
-    """Matches need two players whose utilities sum to a constant."""
+    """Matches need two players whose utilities sum to a constant, and a game that can be
+    played (one random game is played to check it)."""
     checks.check_game(game, "a match", perfect_information=False)
+    checks.check_playable(game)
 
 
-def warn_about_bots(specs: Iterable[str], games: Iterable[pyspiel.Game],
+def check_bots(bots: Iterable[BotLike], games: Iterable[pyspiel.Game]) -> None:
+    """Refuse (ValueError) a bot that cannot play one of the games, before any game: a spec
+    (:func:`~smmcts_spiel.bot_specs.check_spec`), a factory (built for both seats)."""
+    bots = list(bots)
+    for game in games:
+        for bot in bots:
+            if isinstance(bot, str):
+                check_spec(bot, game)
+            elif not isinstance(bot, pyspiel.Bot):
+                for seat in range(game.num_players()):
+                    try:
+                        build_bot(bot, game, seat, seed=0)
+                    except (ValueError, pyspiel.SpielError) as e:
+                        raise ValueError(f"{bot_label(bot)} cannot play {game}: {e}") from None
+
+
+def warn_about_bots(specs: Iterable[BotLike], games: Iterable[pyspiel.Game],
                     time_limit: float | None = None) -> None:
-    """Check every spec (ValueError), and log a warning for each bot that makes the matches
-    unequal: a searching bot that keeps its own budget when the others get ``time_limit``
-    seconds per move, a perfect-information search on a game of imperfect information."""
-    specs = list(specs)
-    for spec in specs:
-        parse_bot_spec(spec)
+    """Check every spec against every game (ValueError, :func:`check_bots`), and log a
+    warning for each bot that makes the matches unequal: a searching bot that keeps its own
+    budget when the others get ``time_limit`` seconds per move, a perfect-information search
+    on a game of imperfect information."""
+    bots, games = list(specs), list(games)
+    check_bots(bots, games)
+    named = [spec for spec in bots if isinstance(spec, str)]  # a user's bots: no warnings
     if time_limit is not None:
-        for spec in specs:
+        for spec in named:
             budget = own_budget(spec, time_limit)
             if budget:
                 logging.warning("%s plays at its own budget (%s), not at %g s per move",
                                 spec, budget, time_limit)
     for game in games:
-        for spec in specs:
+        for spec in named:
             warning = information_warning(spec, game)
             if warning:
                 logging.warning("%s", warning)
 
 
-def play_game(game: pyspiel.Game, first: str, second: str, seed: int) -> np.ndarray:
+def play_game(game: pyspiel.Game, first: BotLike, second: BotLike, seed: int) -> np.ndarray:
     """One game, ``first`` in seat 0 (seeded ``seed``), ``second`` in seat 1 (``seed + 1``)."""
-    bots = [make_bot(first, game, 0, seed), make_bot(second, game, 1, seed + 1)]
+    bots = [build_bot(first, game, 0, seed), build_bot(second, game, 1, seed + 1)]
     return np.asarray(evaluate_bots(game.new_initial_state(), bots,
                                     np.random.RandomState(seed)), dtype=float)
 
 
-def play_games(game: str, first: str, second: str, base_seed: int, pair_index: int,
+def play_games(game: str, first: BotLike, second: BotLike, base_seed: int, pair_index: int,
                start: int, stop: int) -> dict[str, np.ndarray]:
     """Games ``start..stop-1`` of one ordered pair: ``returns`` (games x 2) and ``seconds``.
 
-    Takes only plain arguments, so it runs as a job on a process pool or Ray.
+    Takes only plain arguments (specs, or factories that pickle: module-level functions),
+    so it runs as a job on a process pool or Ray.
     """
     loaded = pyspiel.load_game(game)
     returns, seconds = [], []
@@ -135,8 +188,8 @@ class MatchResult:
         return float(np.mean((np.sign(self.returns) + 1) / 2))
 
 
-def play_match(game: pyspiel.Game, bot_a: str, bot_b: str, num_games: int, seed: int = 0,
-               progress: bool = True) -> MatchResult:
+def play_match(game: pyspiel.Game, bot_a: BotLike, bot_b: BotLike, num_games: int,
+               seed: int = 0, progress: bool = True) -> MatchResult:
     """``num_games`` games of A against B, A taking seat 0 in even games and seat 1 in odd.
 
     Game ``k`` is game ``k`` of the ordered pair (A, B) (pair index 0) when ``k`` is even,
@@ -145,22 +198,25 @@ def play_match(game: pyspiel.Game, bot_a: str, bot_b: str, num_games: int, seed:
     """
     check_match_game(game)
     checks.check_count(num_games, "num_games", minimum=1)
-    for spec in (bot_a, bot_b):
-        parse_bot_spec(spec)
+    check_bots([bot_a, bot_b], [game])
     half_sum = game.utility_sum() / 2
     returns = []
-    for k in tqdm(range(num_games), desc=f"{bot_a} vs {bot_b}", disable=not progress,
+    label_a, label_b = bot_label(bot_a), bot_label(bot_b)
+    for k in tqdm(range(num_games), desc=f"{label_a} vs {label_b}", disable=not progress,
                   leave=False):
         seat_a = k % 2
         first, second = (bot_a, bot_b) if seat_a == 0 else (bot_b, bot_a)
         result = play_game(game, first, second, game_seed(seed, seat_a, k))
         returns.append(float(result[seat_a] - half_sum))
-    return MatchResult(bot_a, bot_b, returns)
+    return MatchResult(label_a, label_b, returns)
 
 
-def round_robin(game: pyspiel.Game, specs: list[str], num_games: int, seed: int = 0,
+def round_robin(game: pyspiel.Game, specs: list[BotLike], num_games: int, seed: int = 0,
                 progress: bool = True) -> list[MatchResult]:
-    """Every pair of distinct specs plays one match of ``num_games`` games."""
+    """Every pair of distinct specs plays one match of ``num_games`` games; every spec is
+    checked against the game before the first."""
+    check_match_game(game)
+    check_bots(specs, [game])
     pairs = list(itertools.combinations(specs, 2))
     results = []
     for k, (a, b) in enumerate(tqdm(pairs, desc="round robin", disable=not progress)):

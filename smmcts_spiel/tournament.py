@@ -30,12 +30,12 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import choix
 import numpy as np
-from scipy import stats
+import pyspiel
 
 from smmcts_spiel import checks, reports
-from smmcts_spiel.match import MatchResult
+from smmcts_spiel.experiments import outputs
+from smmcts_spiel.match import BotLike, MatchResult, bot_label
 
 #: Pair indices of different games are this far apart, so no two games share seeds.
 GAME_STRIDE = 10**6
@@ -84,7 +84,7 @@ def ordered_pairs(num_bots: int, num_opponents: int = 0) -> list[tuple[int, int]
     return pairs
 
 
-def tournament_jobs(games: Sequence[str], bots: Sequence[str], num_games: int, chunk: int,
+def tournament_jobs(games: Sequence[str], bots: Sequence[BotLike], num_games: int, chunk: int,
                     seed: int, num_opponents: int = 0,
                     duplicate: bool = False) -> dict[str, dict]:
     """``{key: play_games arguments}`` for every chunk of every ordered pair of every game
@@ -92,8 +92,15 @@ def tournament_jobs(games: Sequence[str], bots: Sequence[str], num_games: int, c
     ``duplicate`` the ordered pair (j, i) plays with the seeds of (i, j) for i < j."""
     checks.check_count(num_games, "num_games", minimum=1)
     checks.check_count(chunk, "chunk", minimum=1)
-    if len(set(bots)) != len(bots) or len(bots) < 2:
-        raise ValueError(f"a tournament needs at least two distinct bots, got {list(bots)}")
+    objects = [bot_label(b) for b in bots if isinstance(b, pyspiel.Bot)]
+    if objects:
+        raise ValueError(f"{objects[0]} is a bot object: a tournament's jobs need specs or "
+                         "factories (game, player_id, seed) -> pyspiel.Bot (module-level "
+                         "functions, which worker processes can load and a resumed run "
+                         "recognises)")
+    labels = [bot_label(b) for b in bots]
+    if len(set(labels)) != len(labels) or len(bots) < 2:
+        raise ValueError(f"a tournament needs at least two distinct bots, got {labels}")
     jobs = {}
     played = set(ordered_pairs(len(bots), num_opponents))
     permutations = list(itertools.permutations(range(len(bots)), 2))
@@ -177,6 +184,8 @@ def fit_elo(num_bots: int, winners: np.ndarray, losers: np.ndarray,
         comparisons += [(a, b)] * k + [(b, a)] * (2 - k)
     for a, b in itertools.combinations(range(num_bots), 2):
         comparisons += [(a, b), (b, a)]
+    import choix  # imported when used: with scipy.stats it takes a second to import
+
     strength = choix.ilsr_pairwise(num_bots, comparisons, tol=1e-10)
     return (strength - strength.mean()) * ELO_SCALE
 
@@ -191,6 +200,8 @@ def elo_with_intervals(num_bots: int, winners, losers, scores, bootstrap: int = 
     if len(scores) < 2:
         nan = np.full(num_bots, np.nan)
         return ratings, nan, nan
+    from scipy import stats  # imported when used: it takes a second to import
+
     result = stats.bootstrap(
         (np.arange(len(scores)),),
         lambda games: fit_elo(num_bots, winners[games], losers[games], scores[games]),
@@ -240,7 +251,7 @@ def ratings_by_game(pairs: dict[str, list[PairResult]], bots: Sequence[str],
 def write_pairs_csv(path: str | os.PathLike, pairs: dict[str, list[PairResult]]) -> None:
     """One row per game and pair: A's mean return over both seats with the half-width of
     its 95% t interval (empty when undefined), wins / draws / losses, score."""
-    with open(path, "w", newline="") as f:
+    with outputs.replaced_file(path, newline="") as f:
         writer = csv.writer(f)
         writer.writerow(["game", "bot_a", "bot_b", "games", "mean_a", "ci95", "wins_a",
                          "draws", "losses_a", "score_a"])
@@ -254,7 +265,7 @@ def write_pairs_csv(path: str | os.PathLike, pairs: dict[str, list[PairResult]])
 
 def write_ratings_csv(path: str | os.PathLike, bots: Sequence[str], ratings: dict) -> None:
     """One row per set of games (each game, all games) and bot: Elo and its interval."""
-    with open(path, "w", newline="") as f:
+    with outputs.replaced_file(path, newline="") as f:
         writer = csv.writer(f)
         writer.writerow(["games", "bot", "elo", "elo_low", "elo_high"])
         for label, (r, lo, hi) in ratings.items():

@@ -12,8 +12,10 @@ from open_spiel.python import rl_environment  # noqa: E402
 from open_spiel.python.algorithms import exploitability  # noqa: E402
 from open_spiel.python.jax import nfsp  # noqa: E402
 
-from smmcts_spiel.nfsp import anfsp  # noqa: E402
 from smmcts_spiel.nfsp.anfsp import ANFSP, ANFSPConfig  # noqa: E402
+from smmcts_spiel.nfsp.anfsp.actors import Actors, Worker, serve  # noqa: E402
+from smmcts_spiel.nfsp.anfsp.gradients import Gradients, losses, minibatches, sgd  # noqa: E402
+from smmcts_spiel.nfsp.anfsp.shared_networks import SharedNetworks  # noqa: E402
 from smmcts_spiel.nfsp.openspiel_nfsp import NFSPConfig, OpenSpielNFSP  # noqa: E402
 
 KUHN_UNIFORM_NASH_CONV = 0.9166666666666666  # OpenSpiel's nash_conv of the uniform policy
@@ -107,11 +109,11 @@ def test_an_actor_learners_padded_gradient_is_the_mean_over_its_transitions():
 
     run = ANFSP(_actor_learners(min_buffer_size_to_learn=10**6))
     rl, sl = run.acting.play(5, 0, 0)
-    grads = anfsp._Gradients(run.config, run.acting, run.reservoir, stream=0)  # noqa: SLF001
+    grads = Gradients(run.config, run.acting, run.reservoir, stream=0)
     q_grads, avg_grads, actions = grads((run.q_params, run.target_params, run.avg_params),
                                         rl, sl)
     assert actions == len(rl[0]) and 0 < actions < 64 and avg_grads is None
-    q_loss, _ = anfsp._losses(run.acting.q_net, run.acting.avg_net)  # noqa: SLF001
+    q_loss, _ = losses(run.acting.q_net, run.acting.avg_net)
     key = jax.random.PRNGKey(0)  # no dropout: the key does not matter
     expected = jax.grad(q_loss)(run.q_params, key, run.target_params, *rl,
                                 jnp.ones(actions))
@@ -134,7 +136,7 @@ def test_the_actor_learners_numpy_sgd_step_is_optax_sgd():
         optimiser = optax.sgd(rate)
         updates, _ = optimiser.update(grads, optimiser.init(params), params)
         want = optax.apply_updates(params, updates)
-        got = anfsp._sgd(params, grads, rate)  # noqa: SLF001
+        got = sgd(params, grads, rate)
         for g, w, p in zip(_leaves(got, flat=False), _leaves(want, flat=False),
                            _leaves(params, flat=False)):
             assert g.dtype == np.float32 and not np.array_equal(g, p)
@@ -153,7 +155,7 @@ def test_actor_learners_update_the_shared_networks_themselves():
     its actions counted as its own, and the target refitted when the global action count
     (the writers' counts summed) passes a multiple of target_update_actions."""
     run = ANFSP(_actor_learners(target_update_actions=100))
-    shared = anfsp._SharedNetworks(run._params(), 90, 3, 100)  # noqa: SLF001
+    shared = SharedNetworks(run._params(), 90, 3, 100)  # noqa: SLF001
     try:
         (q, target, avg), actions = shared.read()
         np.testing.assert_array_equal(_leaves(q), _leaves(run.q_params))
@@ -161,8 +163,8 @@ def test_actor_learners_update_the_shared_networks_themselves():
         q_grads, avg_grads = _random_like(run.q_params), _random_like(run.avg_params, 1)
         shared.apply(run.config, q_grads, avg_grads, 5, writer=1)  # 95 actions: no refit
         (q, target, avg), actions = shared.read()
-        want_q = anfsp._sgd(run.q_params, q_grads, run.config.rl_learning_rate)  # noqa: SLF001
-        want_avg = anfsp._sgd(run.avg_params, avg_grads,  # noqa: SLF001
+        want_q = sgd(run.q_params, q_grads, run.config.rl_learning_rate)
+        want_avg = sgd(run.avg_params, avg_grads,
                               run.config.sl_learning_rate)
         np.testing.assert_allclose(_leaves(q), _leaves(want_q), rtol=1e-6, atol=1e-7)
         np.testing.assert_allclose(_leaves(avg), _leaves(want_avg), rtol=1e-6, atol=1e-7)
@@ -191,7 +193,7 @@ def test_a_process_that_gets_the_shared_networks_by_pickling_updates_them_in_pla
     import multiprocessing
 
     run = ANFSP(_actor_learners())
-    shared = anfsp._SharedNetworks(run._params(), 0, 2, 100)  # noqa: SLF001
+    shared = SharedNetworks(run._params(), 0, 2, 100)  # noqa: SLF001
     try:
         q_grads = _random_like(run.q_params)
         context = multiprocessing.get_context("spawn")
@@ -202,7 +204,7 @@ def test_a_process_that_gets_the_shared_networks_by_pickling_updates_them_in_pla
         process.join(timeout=120)
         assert done.is_set() and process.exitcode == 0
         (q, _, _), actions = shared.read()
-        want = anfsp._sgd(run.q_params, q_grads, run.config.rl_learning_rate)  # noqa: SLF001
+        want = sgd(run.q_params, q_grads, run.config.rl_learning_rate)
         np.testing.assert_allclose(_leaves(q), _leaves(want), rtol=1e-6, atol=1e-7)
         assert actions == 7
     finally:
@@ -216,7 +218,7 @@ def test_an_actor_learner_elsewhere_sends_gradients_the_learner_applies_to_the_s
     import pickle
 
     run = ANFSP(_actor_learners(target_update_actions=10**6))
-    shared = anfsp._SharedNetworks(run._params(), 0, 2, 10**6)  # noqa: SLF001
+    shared = SharedNetworks(run._params(), 0, 2, 10**6)  # noqa: SLF001
     try:
         elsewhere = pickle.loads(pickle.dumps(shared))
         impostor = pickle.loads(pickle.dumps(shared))
@@ -224,7 +226,7 @@ def test_an_actor_learner_elsewhere_sends_gradients_the_learner_applies_to_the_s
         assert not impostor.attach()
         shared.unlink()  # the name gone, as on another machine
         assert not elsewhere.attach()
-        worker = anfsp._Worker(run.config, 0, 0, shared=elsewhere)  # noqa: SLF001
+        worker = Worker(run.config, 0, 0, shared=elsewhere)
         assert worker.shared is None
         run._shared, run._worker = shared, worker  # noqa: SLF001
         worker.set_params(run._params_for(0))  # noqa: SLF001
@@ -234,7 +236,7 @@ def test_an_actor_learner_elsewhere_sends_gradients_the_learner_applies_to_the_s
         assert q_grads is not None and actions > 0
         run._take(message)  # noqa: SLF001
         (q, target, _), count = shared.read()
-        want = anfsp._sgd(run.q_params, q_grads, run.config.rl_learning_rate)  # noqa: SLF001
+        want = sgd(run.q_params, q_grads, run.config.rl_learning_rate)
         np.testing.assert_allclose(_leaves(q), _leaves(want), rtol=1e-6, atol=1e-7)
         assert not np.array_equal(_leaves(q), before) and count == actions
         np.testing.assert_array_equal(_leaves(worker.params[0]), _leaves(q))  # sent back
@@ -287,8 +289,8 @@ def test_ray_actor_learners_that_cannot_attach_send_gradients(monkeypatch):
     given to the shared networks names no file, so they send their gradients and the
     learner applies them."""
     pytest.importorskip("ray")
-    state = anfsp._SharedNetworks.__getstate__  # noqa: SLF001
-    monkeypatch.setattr(anfsp._SharedNetworks, "__getstate__",  # noqa: SLF001
+    state = SharedNetworks.__getstate__
+    monkeypatch.setattr(SharedNetworks, "__getstate__",
                         lambda self: {**state(self), "path": self.path + "-elsewhere"})
     config = ANFSPConfig(num_actors=1, episodes_per_message=8, design="actor_learners",
                          backend="ray", min_buffer_size_to_learn=64, hidden=(16,))
@@ -340,7 +342,7 @@ def test_steps_in_one_call_equal_steps_one_by_one():
     run.self_play(200)
     trees = (run.q_params, run.q_opt_state, run.target_params, run.avg_params,
              run.avg_opt_state)
-    batches = tuple(anfsp._minibatches(m, 32, 4)  # noqa: SLF001
+    batches = tuple(minibatches(m, 32, 4)
                     for m in (run.replay, run.reservoir))
     together = run._learn_steps(True, True, 4, trees, np.uint32(1), batches)  # noqa: SLF001
     one_by_one = trees
@@ -371,9 +373,9 @@ def test_an_actor_serves_the_learners_orders_on_its_link():
     import threading
 
     run = ANFSP(ANFSPConfig(num_actors=0, hidden=(16,), episodes_per_message=3, seed=4))
-    worker = anfsp._Worker(run.config, 1, 0)  # noqa: SLF001
+    worker = Worker(run.config, 1, 0)
     learner, actor = multiprocessing.Pipe(duplex=True)
-    thread = threading.Thread(target=anfsp._serve, args=(worker, actor))  # noqa: SLF001
+    thread = threading.Thread(target=serve, args=(worker, actor))
     thread.start()
     assert learner.recv() == (1, False)  # ready, no shared networks to update
     learner.send(("params", run._params()))  # noqa: SLF001
@@ -405,21 +407,21 @@ def test_an_actor_whose_connection_resets_while_starting_is_a_clear_error(monkey
     config = ANFSPConfig(num_actors=2, hidden=(8,), episodes_per_message=2, seed=1)
     threads = []
 
-    def serve(worker, link):  # as an actor process does: its end closes when it ends
+    def serve_and_close(worker, link):  # as an actor process does: its end closes when it ends
         with link:
-            anfsp._serve(worker, link)  # noqa: SLF001
+            serve(worker, link)
 
     def start(self, config, episodes, shared):
         learner, actor = multiprocessing.Pipe(duplex=True)
         threads.append(threading.Thread(
-            target=serve, args=(anfsp._Worker(config, 0, episodes), actor),  # noqa: SLF001
+            target=serve_and_close, args=(Worker(config, 0, episodes), actor),
             daemon=True))
         threads[0].start()
         mine, theirs = socket.socketpair()
         theirs.close()  # readable, so the learner reads it
         return [learner, Reset(mine.detach())]
 
-    monkeypatch.setattr(anfsp._Actors, "_start_processes", start)  # noqa: SLF001
+    monkeypatch.setattr(Actors, "_start_processes", start)
     with pytest.raises(RuntimeError, match=r"actor 1 ended while starting "
                                            r"\(ConnectionResetError.*num_actors=0"):
         ANFSP(config).train(1.0)
@@ -445,10 +447,10 @@ def test_actor_learners_get_the_target_network_only_when_it_changed():
 
 
 def test_an_actor_that_failed_is_named_by_its_backend():
-    """``_Actors._who`` names the actor on a link from the backend the actors were started
+    """``Actors._who`` names the actor on a link from the backend the actors were started
     with, also once close() has forgotten them (the errors name it after closing)."""
     for backend, name in (("ray", "Ray actor on link 1 (links in the order the actors "
                                   "connected)"), ("processes", "actor 1")):
-        actors = object.__new__(anfsp._Actors)  # noqa: SLF001  (no actors started)
+        actors = object.__new__(Actors)  # (no actors started)
         actors._backend, actors._processes = backend, []  # noqa: SLF001
         assert actors._who(1) == name  # noqa: SLF001

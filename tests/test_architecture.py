@@ -1,16 +1,19 @@
-"""The import rule of docs/architecture.md: layers, arrows pointing down, no private names.
+"""The import rule of docs/architecture.md: layers, arrows pointing down, no cycles, no
+private names.
 
-{checks, reports} <- trees <- games <- {search, exact} <- imperfect <- bots <- {match,
+{checks, extras} <- {reports, trees} <- games <- {search, exact} <- imperfect <- bots <- {match,
 experiments, ...}.
 A module may import from its own subpackage and from lower layers; ``search`` and ``exact``
 do not import each other; ``imperfect`` builds on ``search``'s selectors, never the
-reverse; nothing imports another module's (or OpenSpiel's) private names.
+reverse; no two modules import each other, even through others, lazily or for type hints
+only; nothing imports another module's (or OpenSpiel's) private names.
 """
 
 from __future__ import annotations
 
 import ast
 import pathlib
+import re
 
 import pytest
 
@@ -18,7 +21,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 # Source folder -> installed package (the setuptools package-dir mapping of pyproject.toml).
 SOURCES = {"smmcts_spiel": "smmcts_spiel", "games": "smmcts_spiel.games",
            "bots": "smmcts_spiel.bots"}
-LAYERS = {"checks": 0, "reports": 0, "trees": 1, "games": 2, "search": 3, "exact": 3,
+LAYERS = {"checks": 0, "extras": 0, "reports": 1, "trees": 1, "games": 2, "search": 3, "exact": 3,
           "imperfect": 4, "bots": 5}
 APPLICATION_LAYER = 6  # everything else: match, bot specs, experiments, ...
 EXTERNAL_MODULES = ("smmcts_spiel", "open_spiel", "pyspiel")
@@ -57,11 +60,15 @@ def imports(path: pathlib.Path, module: str):
                 anchor = package.split(".")[:len(package.split(".")) - node.level + 1]
                 base = ".".join(anchor + ([base] if base else []))
             for alias in node.names:
-                # ``from smmcts_spiel import trees`` imports the subpackage ``trees``.
-                yield (f"{base}.{alias.name}" if base == "smmcts_spiel" else base), node.lineno
+                # ``from smmcts_spiel import trees`` imports the subpackage ``trees``,
+                # ``from smmcts_spiel.exact import solver`` the module ``solver``.
+                name = f"{base}.{alias.name}"
+                named = name if base == "smmcts_spiel" or name in MODULE_NAMES else base
+                yield named, node.lineno
 
 
 ALL_MODULES = list(modules())
+MODULE_NAMES = {module for _, module in ALL_MODULES}
 
 
 @pytest.mark.parametrize("path,module", ALL_MODULES,
@@ -80,6 +87,19 @@ def test_imports_point_down_the_layers(path, module):
         assert layer(other) <= layer(own), f"{where}: an upward import ({own} -> {other})"
         if layer(own) < APPLICATION_LAYER:
             assert layer(other) < layer(own), f"{where}: {own} and {other} are siblings"
+
+
+@pytest.mark.parametrize("path,module", ALL_MODULES,
+                         ids=[m for _, m in ALL_MODULES])
+def test_modules_import_from_modules_not_from_the_public_api(path, module):
+    """``smmcts_spiel.__all__`` is for users; the package's own modules import each name from
+    the module that defines it (``from smmcts_spiel.bots import SMMCTSBot``), which keeps
+    the layers visible here and ``import smmcts_spiel`` free of the rest of the package."""
+    for target, line in imports(path, module):
+        if target.startswith("smmcts_spiel.") and component(module) is not None:
+            assert target in MODULE_NAMES, (
+                f"{path.relative_to(ROOT)}:{line} imports {target.rpartition('.')[2]} from "
+                "smmcts_spiel's public API; import it from its module")
 
 
 @pytest.mark.parametrize("path,module", ALL_MODULES,
@@ -103,6 +123,82 @@ def test_no_module_uses_another_module_s_private_names(path, module):
                 and node.value.id in imported):
             raise AssertionError(f"{path.relative_to(ROOT)}:{node.lineno} uses private "
                                  f"{node.value.id}.{node.attr}")
+
+
+#: Import cycles not yet broken, each as the set of its modules. Remove an entry once its
+#: cycle is gone.
+KNOWN_CYCLES: list[set[str]] = []
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Module -> the package's modules it imports anywhere in its file (at the top, in a
+    function, or for type hints only: each is a dependency of the one on the other)."""
+    return {module: {target for target, _ in imports(path, module)
+                     if target in MODULE_NAMES and target != module}
+            for path, module in ALL_MODULES}
+
+
+def reachable(graph: dict[str, set[str]], start: str) -> dict[str, list[str]]:
+    """Every module ``start`` imports, directly or through others, with the shortest chain
+    of imports that leads there (``start`` itself only if the chain comes back)."""
+    chains: dict[str, list[str]] = {}
+    frontier = [[start]]
+    while frontier:
+        step = []
+        for chain in frontier:
+            for target in sorted(graph[chain[-1]]):
+                if target not in chains:
+                    chains[target] = [*chain, target]
+                    step.append(chains[target])
+        frontier = step
+    return chains
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[tuple[set[str], list[str]]]:
+    """Each group of modules that import one another (directly or through others), with one
+    chain of imports that closes on itself."""
+    chains = {module: reachable(graph, module) for module in graph}
+    cycles, grouped = [], set()
+    for module in sorted(graph):
+        if module in chains[module] and module not in grouped:
+            group = {other for other in chains[module] if module in chains[other]}
+            grouped |= group
+            cycles.append((group, chains[module][module]))
+    return cycles
+
+
+def test_import_cycles_finds_each_cycle_and_only_cycles():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a", "d"}, "d": {"e"}, "e": {"d"}, "f": {"a"}}
+    assert import_cycles(graph) == [({"a", "b", "c"}, ["a", "b", "c", "a"]),
+                                    ({"d", "e"}, ["d", "e", "d"])]
+    assert import_cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_import_cycles():
+    """No module imports, directly or through others, a module that imports it back."""
+    cycles = import_cycles(import_graph())
+    found = [chain for group, chain in cycles if group not in KNOWN_CYCLES]
+    assert not found, "import cycles: " + "; ".join(" -> ".join(c) for c in found)
+    gone = [known for known in KNOWN_CYCLES if known not in [group for group, _ in cycles]]
+    assert not gone, f"no longer a cycle, remove it from KNOWN_CYCLES: {gone}"
+
+
+def installed_packages() -> set[str]:
+    """The packages pyproject.toml's ``[tool.setuptools] packages`` list installs (read as
+    text: ``tomllib`` is Python 3.11+)."""
+    text = (ROOT / "pyproject.toml").read_text()
+    listed = text[text.index("\npackages = [") + 1:]
+    return set(re.findall(r'"([\w.]+)"', listed[:listed.index("]")]))
+
+
+def test_every_package_folder_is_installed():
+    """A subpackage (a folder with ``__init__.py``, such as ``search/tree_arrays/``) missing
+    from pyproject.toml's explicit package list imports in this editable install but is left
+    out of the wheel."""
+    folders = {module for path, module in ALL_MODULES if path.name == "__init__.py"}
+    assert not folders - installed_packages(), (
+        f"add to [tool.setuptools] packages in pyproject.toml: "
+        f"{sorted(folders - installed_packages())}")
 
 
 def test_every_subpackage_is_in_the_layer_table_or_an_application():

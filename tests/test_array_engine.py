@@ -1,6 +1,7 @@
 """The array engine is the reference engine with its statistics in compiled arrays: from the
 same seed and evaluator it grows the same tree, node by node; and it finds what is known."""
 
+import gc
 import os
 import time
 
@@ -20,6 +21,7 @@ from smmcts_spiel.search.evaluators import (
     RandomRolloutEvaluator,
 )
 from smmcts_spiel.search.smmcts import FINAL_STRATEGIES, SMMCTS
+from smmcts_spiel.search.tree_arrays import memory
 
 RPS = "[[0 -1 1] [1 0 -1] [-1 1 0]]"
 BIASED_RPS = "[[0 -2 1] [2 0 -1] [-1 1 0]]"  # equilibrium (1/4, 1/4, 1/2) for both players
@@ -148,10 +150,10 @@ def _address(array: np.ndarray) -> int:
 @pytest.fixture
 def released(monkeypatch):
     """A process's store of released tree memory of its own (not the tests' before)."""
-    store = ta._ReleasedMemory(1 << 30)
+    store = memory._ReleasedMemory(1 << 30)
     if store._mincore is None:
         pytest.skip("the system cannot say which pages are in memory: nothing is reused")
-    monkeypatch.setattr(ta, "_RELEASED", store)
+    monkeypatch.setattr(memory, "_RELEASED", store)
     return store
 
 
@@ -207,10 +209,10 @@ def test_a_search_in_reused_memory_grows_the_same_tree(released):
 def test_objects_are_frozen_only_when_many_were_loaded(monkeypatch):
     """A compiled engine freezes the objects alive once its code has loaded them; building
     another search, which adds a few objects, does not run a full collection again."""
-    ta.gc.freeze()  # everything alive now is frozen
+    gc.freeze()  # everything alive now is frozen
     collections = []
-    monkeypatch.setattr(ta.gc, "collect", lambda *args: collections.append(args) or 0)
-    monkeypatch.setattr(ta.gc, "freeze", lambda: None)
+    monkeypatch.setattr(gc, "collect", lambda *args: collections.append(args) or 0)
+    monkeypatch.setattr(gc, "freeze", lambda: None)
     few = [[k] for k in range(ta.FREEZE_ABOVE // 10)]
     ta.freeze_loaded_objects()
     assert not collections

@@ -1,8 +1,9 @@
-"""Every code block of README.md and docs/*.md runs or is checked, so the docs cannot rot.
+"""Every code block of README.md, docs/*.md, the experiments' READMEs and benchmarks/RESULTS.md
+runs or is checked, so the docs cannot rot; and the docs stay reference pages.
 
 - ```python blocks run, each file's blocks in order in one fresh interpreter (a later block
-  may use an earlier one's names), in a scratch folder where ``data/`` and ``docs/`` are the
-  repository's.
+  may use an earlier one's names), in a scratch folder where ``docs/``, ``experiments/`` and
+  ``benchmarks/`` are the repository's.
 - ```bash blocks run in bash with every program they start replaced by a recorder: then
   each call of a script (``python scripts/x.py``, ``.venv/bin/python scripts/x.py``, the
   console script ``smmcts-x``) has its flags parsed by that script's absl flags (unknown
@@ -12,6 +13,12 @@
 
 A block that cannot run here says so in its first line, visibly: ``# docs-test: skip
 (<reason>)``; one that takes long says ``# docs-test: slow`` and runs with ``--slow``.
+With ``--slow`` the README's shell commands also run for real, each within minutes.
+
+The pages themselves: at most about 400 lines each (the README about 100), no issue
+numbers and no dated run logs in docs/ (dates belong to docs/results.md and the
+experiments' notes), every relative link pointing to a file that exists, and the bot-spec
+table listing each spec's parameters and defaults as the code has them.
 """
 
 from __future__ import annotations
@@ -30,7 +37,12 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+REFERENCE = sorted((ROOT / "docs").glob("*.md"))
+#: The pages whose code must run: the README, the reference, each experiment's README and
+#: the benchmarks' table (the dated NOTES.md are history: their commands ran when written).
+DOCS = [ROOT / "README.md", *REFERENCE, ROOT / "experiments" / "README.md",
+        *sorted((ROOT / "experiments").glob("*/README.md")), ROOT / "benchmarks" / "RESULTS.md"]
+NOTES = [*sorted((ROOT / "experiments").glob("*/NOTES.md")), ROOT / "benchmarks" / "NOTES.md"]
 SHELL = ("bash", "sh", "shell")
 LANGUAGES = ("python", *SHELL, "text")
 _FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```[ \t]*$", re.S | re.M)
@@ -85,8 +97,9 @@ def test_skip_markers_give_a_reason():
 
 
 def _scratch(tmp_path: Path) -> Path:
-    """A working folder whose data/ and docs/ are the repository's (read by the blocks)."""
-    for name in ("data", "docs"):
+    """A working folder whose docs/, experiments/ and benchmarks/ are the repository's (read
+    by the blocks)."""
+    for name in ("docs", "experiments", "benchmarks"):
         (tmp_path / name).symlink_to(ROOT / name, target_is_directory=True)
     return tmp_path
 
@@ -341,21 +354,181 @@ def test_shell_blocks_call_scripts_with_flags_they_have(tmp_path):
 # -- API reference ----------------------------------------------------------------------------
 
 
-def test_the_api_reference_builds_from_the_docstrings_without_warnings(tmp_path):
-    """The README's ``python -m pdoc smmcts_spiel smmcts_spiel.bots -o build/api``, in a
-    fresh interpreter (what pdoc finds depends on what is imported): every module imports
-    and every docstring and annotation resolves (pdoc warns otherwise). The bots are named
-    because pdoc finds no path from smmcts_spiel to them; games/ it finds."""
-    import importlib.util
+WITHOUT_EXTRAS = textwrap.dedent("""
+    import importlib.abc, runpy, sys
 
+    HIDDEN = set(sys.argv[1].split(","))
+
+    class Hide(importlib.abc.MetaPathFinder):
+        # Every import of a hidden module fails as if it were not installed.
+        def find_spec(self, name, path=None, target=None):
+            if name.partition(".")[0] in HIDDEN:
+                raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+
+    sys.meta_path.insert(0, Hide())
+    sys.argv = ["pdoc", *sys.argv[2:]]
+    runpy.run_module("pdoc", run_name="__main__")
+""")
+
+
+@pytest.mark.slow
+def test_the_readmes_api_reference_command_works_without_the_optional_extras(tmp_path):
+    """The README's command as written, with the nfsp, ray and plot extras' modules hidden
+    (it failed on ``No module named 'jax'`` from smmcts_spiel.nfsp.anfsp)."""
     pytest.importorskip("pdoc")
-    modules = ["smmcts_spiel", "smmcts_spiel.bots"]
-    if importlib.util.find_spec("jax") is None:  # the nfsp extra is not installed
-        modules.append("!smmcts_spiel.nfsp")
+    hidden = "jax,jaxlib,flax,optax,chex,orbax,ray,matplotlib"
+    result = subprocess.run([sys.executable, "-c", WITHOUT_EXTRAS, hidden, "smmcts_spiel",
+                             "smmcts_spiel.bots", "-o", str(tmp_path)],
+                            cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-4000:]
+    pages = {p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*.html")}
+    assert "smmcts_spiel/nfsp/buffers.html" in pages
+    assert "smmcts_spiel/nfsp/anfsp.html" not in pages
+
+
+def test_the_api_reference_builds_from_the_docstrings_without_warnings(tmp_path):
+    """The README's ``python -m pdoc smmcts_spiel -o build/api``, in a fresh interpreter
+    (what pdoc finds depends on what is imported): every module imports and every docstring
+    and annotation resolves (pdoc warns otherwise). pdoc documents the modules that
+    ``smmcts_spiel.__all__`` names, and theirs."""
+    pytest.importorskip("pdoc")
+    modules = ["smmcts_spiel"]
     result = subprocess.run([sys.executable, "-m", "pdoc", *modules, "-o", str(tmp_path)],
                             cwd=ROOT, capture_output=True, text=True, timeout=600)
     warnings = [line for line in result.stderr.splitlines() if line.startswith("Warn")]
     assert result.returncode == 0 and not warnings, result.stderr[-4000:]
     pages = {p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*.html")}
     assert {"smmcts_spiel/bots.html", "smmcts_spiel/games/goofspiel.html",
-            "smmcts_spiel/search/selectors.html"} <= pages
+            "smmcts_spiel/search/selectors.html", "smmcts_spiel/exact/solver.html",
+            "smmcts_spiel/match.html", "smmcts_spiel/extras.html"} <= pages
+
+
+# -- the pages: reference, not logs -----------------------------------------------------------
+
+MAX_PAGE_LINES = 400
+MAX_README_LINES = 120
+_ISSUE = re.compile(r"\b[Ii]ssues? #?\d+|\bissue-\d+")
+_MONTHS = "Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec"
+_DATE = re.compile(rf"\b\d{{1,2}} (?:{_MONTHS})[a-z]*(?: 20\d\d)?\b|\b20\d\d-\d\d-\d\d\b|"
+                   rf"\b\d\d:\d\d UTC\b")
+
+
+def _prose(path: Path) -> list[tuple[int, str]]:
+    """(line number, line) of a page, without the targets of its links (anchors repeat the
+    headings of the notes they point to)."""
+    return [(k, re.sub(r"\]\([^)]*\)", "]()", line))
+            for k, line in enumerate(path.read_text().splitlines(), 1)]
+
+
+def test_every_page_is_short_enough_to_be_a_reference():
+    long_pages = [f"{p.relative_to(ROOT)}: {len(p.read_text().splitlines())} lines"
+                  for p in DOCS if len(p.read_text().splitlines()) > MAX_PAGE_LINES]
+    assert not long_pages, ("a page over ~400 lines is a log: move its dated runs to the "
+                            "experiment's NOTES.md\n" + "\n".join(long_pages))
+    readme = len((ROOT / "README.md").read_text().splitlines())
+    assert readme <= MAX_README_LINES, f"README.md has {readme} lines; keep it about 100"
+
+
+def test_no_issue_numbers_and_no_dated_runs_in_the_reference():
+    found = []
+    for path in [ROOT / "README.md", *REFERENCE]:
+        for k, line in _prose(path):
+            if _ISSUE.search(line) or (path.name != "results.md" and _DATE.search(line)):
+                found.append(f"{path.relative_to(ROOT)}:{k}: {line.strip()[:120]}")
+    assert not found, ("docs/ says what is, not when: a date goes to docs/results.md or the "
+                       "experiment's NOTES.md, an issue number nowhere\n" + "\n".join(found))
+
+
+def test_the_dating_checks_can_fail():
+    assert _ISSUE.search("until issue 24") and _ISSUE.search("Issue 23's runs")
+    assert _DATE.search("measured 25 Nov 2026 19:22") and _DATE.search("(2026-11-24)")
+    assert _DATE.search("at 04:20 UTC") and not _DATE.search("100 games x 100 runs")
+
+
+_LINK = re.compile(r"\]\(([^)\s#]+)(?:#[^)\s]*)?\)")
+
+
+def test_relative_links_point_to_files_that_exist():
+    broken = []
+    for path in [*DOCS, *NOTES, ROOT / "CHANGELOG.md"]:
+        for k, line in enumerate(path.read_text().splitlines(), 1):
+            for target in _LINK.findall(line):
+                if re.match(r"^[a-z]+:", target):
+                    continue
+                if not (path.parent / target).exists():
+                    broken.append(f"{path.relative_to(ROOT)}:{k}: {target}")
+    assert not broken, "links to nothing:\n" + "\n".join(broken)
+
+
+def _spec_table() -> dict[str, str]:
+    """{bot kind: its parameters cell} of the bot-spec table of docs/bots_and_matches.md."""
+    rows = {}
+    for line in (ROOT / "docs" / "bots_and_matches.md").read_text().splitlines():
+        found = re.match(r"^\| `(\w+)(?:\([^`]*\))?` \|.*\| (.*) \|$", line)
+        if found:
+            rows[found.group(1)] = found.group(2)
+    return rows
+
+
+def test_the_bot_spec_table_lists_every_parameter_with_the_codes_defaults():
+    import inspect
+
+    from smmcts_spiel import bot_specs
+    from smmcts_spiel.bots import DOABBot, ISSMMCTSBot, MMCTSBot, OOSBot, SMMCTSBot, SMOOSBot
+    from smmcts_spiel.bots.openspiel_bots import ISMCTSBot
+    from smmcts_spiel.imperfect import oos
+
+    rows = _spec_table()
+    constructors = {"smmcts": SMMCTSBot, "mmcts": MMCTSBot, "oos": OOSBot,
+                    "is_smmcts": ISSMMCTSBot, "ismcts": ISMCTSBot, "doab": DOABBot,
+                    "sm_oos": SMOOSBot}
+    problems = []
+    for kind, params in bot_specs.BOT_PARAMS.items():
+        if not params:
+            continue
+        if kind not in rows:
+            problems.append(f"{kind}: no row in the table")
+            continue
+        named = set(re.findall(r"`(\w+)`(?: \(|,|;| and|$)", rows[kind]))
+        missing = sorted(set(params) - named)
+        if missing:
+            problems.append(f"{kind}: the table does not name {missing}")
+        defaults = dict(re.findall(r"`(\w+)` \(`?([\w.-]+)`?[);,:]", rows[kind]))
+        if kind in constructors:
+            signature = inspect.signature(constructors[kind])
+            code = {name: p.default for name, p in signature.parameters.items()}
+            if kind == "oos":
+                code.update(oos.PRESETS["default"])
+            for name, shown in defaults.items():
+                value = code.get(name, inspect.Parameter.empty)
+                if value in (None, inspect.Parameter.empty):
+                    continue
+                if str(value).lower() != shown.lower() and not (
+                        isinstance(value, (int, float)) and not isinstance(value, bool)
+                        and float(shown) == float(value)):
+                    problems.append(f"{kind}: the table says {name} ({shown}), the code "
+                                    f"{value!r}")
+    assert not problems, "\n".join(problems)
+
+
+def _readme_calls(tmp_path: Path) -> list[list[str]]:
+    blocks = [b for b in BLOCKS if b.path == ROOT / "README.md" and b.language in SHELL
+              and b.marker[0] != "skip"]
+    calls, problems = _record_calls(blocks, tmp_path)
+    assert not problems, problems
+    return [call[1:] for call in calls if _script_of(call[1], call[2:]) is not None]
+
+
+@pytest.mark.slow
+def test_the_readmes_commands_finish_within_minutes(tmp_path):
+    """README promises examples of about a minute: each script call of its shell blocks runs
+    for real, in a scratch folder, within 5 minutes (compiling included)."""
+    calls = _readme_calls(tmp_path / "record")
+    assert calls, "the README calls no script"
+    for program, *args in calls:
+        path, script_args = _script_of(program, args)
+        work = tmp_path / "run"
+        work.mkdir(exist_ok=True)
+        result = subprocess.run([sys.executable, str(ROOT / path), *script_args], cwd=work,
+                                capture_output=True, text=True, timeout=300)
+        assert result.returncode == 0, f"{path}: {result.stderr[-2000:]}"

@@ -2,18 +2,17 @@
 
 import csv
 import os
-import pathlib
 import subprocess
 import sys
 
 import pytest
+from programs import program
 
-SCRIPTS = pathlib.Path(__file__).resolve().parents[1] / "scripts"
 TWO_CORES = len(os.sched_getaffinity(0)) >= 2
 
 
 def run(script, *flags):
-    result = subprocess.run([sys.executable, str(SCRIPTS / script), *flags],
+    result = subprocess.run([sys.executable, str(program(script)), *flags],
                             capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stderr[-3000:]
     return result.stdout

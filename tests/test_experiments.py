@@ -8,6 +8,7 @@ import sys
 
 import numpy as np
 import pytest
+from programs import program
 
 from smmcts_spiel import experiments, trees
 from smmcts_spiel.exact import solver
@@ -206,11 +207,13 @@ def test_exploration_floor_bounds_what_rm_reaches():
 # The committed worst games and small versions of the scripts
 
 
-WORST = {name: os.path.join(ROOT, "data", f"{name}.json") for name in ("wc_rm", "wc_rmm")}
+WORST = {name: os.path.join(ROOT, "experiments", "fig3", "results", f"{name}.json")
+         for name in ("wc_rm", "wc_rmm")}
 
 
 @pytest.mark.skipif(not all(os.path.exists(p) for p in WORST.values()),
-                    reason="data/wc_rm.json and data/wc_rmm.json are written by scripts/fig3.py")
+                    reason="experiments/fig3/results/wc_rm.json and wc_rmm.json are written "
+                    "by experiments/fig3/fig3.py")
 def test_worst_games_rm_is_not_slower_than_rmm_and_approaches_the_floor():
     for name, path in WORST.items():
         root = trees.load(path).root
@@ -228,7 +231,7 @@ def test_worst_games_rm_is_not_slower_than_rmm_and_approaches_the_floor():
 
 
 def run_script(name, *args):
-    return subprocess.run([sys.executable, os.path.join(ROOT, "scripts", name), *args],
+    return subprocess.run([sys.executable, str(program(name)), *args],
                           capture_output=True, text=True, check=True, cwd=ROOT)
 
 

@@ -9,6 +9,7 @@ import sys
 import numpy as np
 import pyspiel
 import pytest
+from programs import program
 
 import smmcts_spiel  # noqa: F401  (registers the games)
 from smmcts_spiel import experiments, trees
@@ -146,7 +147,7 @@ def test_equilibrium_intervals_refuse_three_rows():
 
 
 def run_script(name, *args, check=True):
-    return subprocess.run([sys.executable, os.path.join(ROOT, "scripts", name), *args],
+    return subprocess.run([sys.executable, str(program(name)), *args],
                           capture_output=True, text=True, check=check, cwd=ROOT)
 
 
@@ -269,9 +270,10 @@ def test_fig3_long_small_run(tmp_path):
     assert bad.returncode == 2 and "is not a grid game code" in bad.stderr
 
 
-def test_fig3_long_writes_into_docs_only_with_publish(tmp_path):
+def test_fig3_long_writes_into_its_results_only_with_publish(tmp_path):
     refused = run_script("fig3_long.py", "--iterations=10", "--runs=2", "--backend=serial",
-                         f"--results_dir={tmp_path / 'jobs'}", "--out=docs/figures/fig3_long",
+                         f"--results_dir={tmp_path / 'jobs'}",
+                         "--out=experiments/fig3/results/fig3_long",
                          check=False)
     assert refused.returncode == 2 and "--publish" in refused.stderr
     assert "Traceback" not in refused.stderr

@@ -7,10 +7,11 @@ import numpy as np
 import pyspiel
 import pytest
 from open_spiel.python import policy
-from open_spiel.python.algorithms import exploitability
+from open_spiel.python.algorithms import exploitability, sequence_form_lp
 
 import smmcts_spiel  # noqa: F401  (registers the games)
-from smmcts_spiel.games import goofspiel
+from smmcts_spiel.exact import solver
+from smmcts_spiel.games import goofspiel, kernels
 
 PARAMETER_SETS = [
     "num_cards=4",
@@ -230,8 +231,8 @@ def _play_out(state, seed):
 
 @pytest.mark.parametrize("name, message", [
     ("smmcts_goofspiel(num_cards=0)", "num_cards must be an integer from 1 to 100"),
-    ("smmcts_goofspiel(points_order=shuffled)",
-     "points_order must be one of random, descending, ascending; got 'shuffled'"),
+    ("smmcts_goofspiel(points_order=sorted)",
+     "points_order must be one of random, descending, ascending, shuffled; got 'sorted'"),
     ("smmcts_goofspiel(returns_type=score)",
      "returns_type must be one of win_loss, point_difference, total_points; got 'score'"),
 ])
@@ -242,6 +243,54 @@ def test_bad_parameters_raise_a_clear_value_error(name, message):
 
 def test_defaults_are_openspiels_and_play_the_same():
     ours, theirs = pyspiel.load_game("smmcts_goofspiel"), pyspiel.load_game("goofspiel")
-    shared = ours.get_parameters()
+    shared = {k: v for k, v in ours.get_parameters().items() if k != "points_seed"}
     assert shared == {k: v for k, v in theirs.get_parameters().items() if k in shared}
+    assert set(ours.get_parameters()) - set(theirs.get_parameters()) == {"points_seed"}
     assert_same_trajectories(ours, theirs, num_trajectories=20, seed=13)
+
+
+def _seed_for(order, num_cards=4):
+    """A points_seed whose shuffled order is ``order``."""
+    return next(s for s in range(10_000) if goofspiel.shuffled_order(num_cards, s) == order)
+
+
+def test_shuffled_order_is_fixed_by_its_seed_and_dealt_in_that_order():
+    game = pyspiel.load_game("smmcts_goofspiel(num_cards=6,points_order=shuffled,points_seed=7)")
+    assert game.get_type().chance_mode == pyspiel.GameType.ChanceMode.DETERMINISTIC
+    order = goofspiel.shuffled_order(6, 7)
+    assert sorted(order) == list(range(6)) and order == goofspiel.shuffled_order(6, 7)
+    assert any(goofspiel.shuffled_order(6, s) != order for s in range(8, 12))
+    state = game.new_initial_state()
+    while not state.is_terminal():
+        state.apply_actions([state.legal_actions(0)[0], state.legal_actions(1)[-1]])
+    assert state.point_card_sequence == order
+
+
+def test_a_shuffled_order_that_happens_to_ascend_plays_as_openspiels_ascending():
+    seed = _seed_for([0, 1, 2, 3])
+    ours = pyspiel.load_game(f"smmcts_goofspiel(num_cards=4,points_order=shuffled,"
+                             f"points_seed={seed},returns_type=point_difference)")
+    theirs = pyspiel.load_game("goofspiel(num_cards=4,points_order=ascending,"
+                               "returns_type=point_difference)")
+    assert_same_trajectories(ours, theirs, num_trajectories=50, seed=0)
+
+
+@pytest.mark.parametrize("returns_type", ["win_loss", "point_difference"])
+def test_shuffled_orders_values_and_kernel(returns_type):
+    descending = _seed_for([3, 2, 1, 0])
+    name = f"smmcts_goofspiel(num_cards=4,points_order=shuffled,returns_type={returns_type}"
+    assert solver.game_value(f"{name},points_seed={descending})") == pytest.approx(
+        solver.game_value(f"goofspiel(num_cards=4,points_order=descending,"
+                          f"returns_type={returns_type})"))
+    for seed in (0, 5):
+        game = pyspiel.load_game(f"{name},points_seed={seed})")
+        assert kernels.check_kernel(game, trajectories=300) is None
+        lp = sequence_form_lp.solve_zero_sum_game(pyspiel.convert_to_turn_based(game))[0]
+        assert solver.game_value(game) == pytest.approx(lp, abs=1e-6)
+
+
+def test_points_seed_without_a_shuffled_order_is_refused():
+    with pytest.raises(ValueError, match="points_seed goes with points_order=shuffled"):
+        pyspiel.load_game("smmcts_goofspiel(num_cards=4,points_seed=3)")
+    with pytest.raises(ValueError, match="points_seed must be an integer >= 0"):
+        pyspiel.load_game("smmcts_goofspiel(num_cards=4,points_order=shuffled,points_seed=-1)")

@@ -38,14 +38,39 @@ def matrix_tree_games(draw):
 
 @st.composite
 def goofspiel_games(draw):
-    return (f"smmcts_goofspiel(num_cards={draw(st.integers(1, 6))},"
-            f"points_order={draw(st.sampled_from(goofspiel.POINTS_ORDERS))},"
+    order = draw(st.sampled_from(goofspiel.POINTS_ORDERS + (goofspiel.SHUFFLED,)))
+    seed = f"points_seed={draw(st.integers(0, 99))}," if order == goofspiel.SHUFFLED else ""
+    return (f"smmcts_goofspiel(num_cards={draw(st.integers(1, 6))},{seed}"
+            f"points_order={order},"
             f"returns_type={draw(st.sampled_from(goofspiel.RETURNS_TYPES))},"
             f"imp_info={draw(st.booleans())})")
 
 
+@st.composite
+def pursuit_evasion_games(draw):
+    n = draw(st.integers(2, 5))
+    starts = draw(st.lists(st.integers(0, n * n - 1), min_size=3, max_size=3))
+    assume(starts[0] not in starts[1:])
+    return (f"smmcts_pursuit_evasion(grid_size={n},depth={draw(st.integers(1, 6))},"
+            f"evader_start={starts[0]},pursuer1_start={starts[1]},"
+            f"pursuer2_start={starts[2]})")
+
+
+@st.composite
+def tron_games(draw):
+    return f"smmcts_tron(rows={draw(st.integers(2, 5))},cols={draw(st.integers(2, 5))})"
+
+
+@st.composite
+def oshi_zumo_games(draw):
+    return (f"smmcts_oshi_zumo(coins={draw(st.integers(1, 5))},size={draw(st.integers(1, 2))},"
+            f"min_bid={draw(st.integers(0, 2))},horizon={draw(st.integers(1, 8))},"
+            f"returns_type={draw(st.sampled_from(['win_loss', 'position']))})")
+
+
 ANY_GAME = st.one_of(random_stacked_matrix_games(), matrix_tree_games(), goofspiel_games(),
-                     st.just("smmcts_phantom_ttt"))
+                     st.just("smmcts_phantom_ttt"), pursuit_evasion_games(), tron_games(),
+                     st.just("smmcts_biased_rps"), oshi_zumo_games())
 
 
 def step(state, rng):
@@ -151,7 +176,9 @@ def test_serialization_round_trips_game_and_state(name, seed, prefix):
 
 @pytest.mark.parametrize("name", ["smmcts_random_stacked_matrix(chance_branching=2)",
                                   "smmcts_goofspiel(num_cards=4,imp_info=true)",
-                                  "smmcts_goofspiel(num_cards=4)", "smmcts_phantom_ttt"])
+                                  "smmcts_goofspiel(num_cards=4)", "smmcts_phantom_ttt",
+                                  "smmcts_pursuit_evasion", "smmcts_tron(rows=3,cols=4)",
+                                  "smmcts_biased_rps", "smmcts_oshi_zumo(coins=4,size=1)"])
 def test_python_observations_match_the_state_methods(name):
     game = pyspiel.load_game(name)
     info_state = make_observation(game, INFO_STATE_OBS_TYPE)

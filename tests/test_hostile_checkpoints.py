@@ -6,6 +6,7 @@ network's checkpoint; truncated or corrupted files).
 """
 
 import dataclasses
+import io
 import json
 import os
 import pickle
@@ -49,6 +50,7 @@ jax = pytest.importorskip("jax", reason="needs the nfsp extra: pip install 'smmc
 from smmcts_spiel.nfsp import checkpoints  # noqa: E402
 from smmcts_spiel.nfsp.anfsp import ANFSP, ANFSPConfig  # noqa: E402
 from smmcts_spiel.nfsp.mc_nfsp import MCNFSP, Config  # noqa: E402
+from smmcts_spiel.nfsp.runs import load_run  # noqa: E402
 
 OTHELLO = "smmcts_othello(board_size=4)"
 
@@ -75,7 +77,7 @@ def anfsp_checkpoint(tmp_path_factory):
     return path
 
 
-@pytest.mark.parametrize("load", [MCNFSP.load, ANFSP.load, checkpoints.load_run])
+@pytest.mark.parametrize("load", [MCNFSP.load, ANFSP.load, load_run])
 def test_a_crafted_pickle_is_refused_and_runs_no_code(load, tmp_path):
     path, marker = _crafted_pickle(tmp_path)
     with pytest.raises(checkpoints.CheckpointError, match="pickle.*refused"):
@@ -97,7 +99,7 @@ def test_a_pickled_object_array_inside_the_npz_runs_no_code(mc_nfsp_checkpoint, 
 def test_a_checkpoint_round_trips_and_plays_as_a_bot(mc_nfsp_checkpoint, anfsp_checkpoint):
     run = MCNFSP.load(mc_nfsp_checkpoint, OTHELLO)
     assert run.episodes == 2 and len(run.replay) > 0 and len(run.reservoir) > 0
-    assert isinstance(checkpoints.load_run(anfsp_checkpoint), ANFSP)
+    assert isinstance(load_run(anfsp_checkpoint), ANFSP)
     for path, game in ((mc_nfsp_checkpoint, OTHELLO), (anfsp_checkpoint, "kuhn_poker")):
         game = pyspiel.load_game(game)
         bot = bot_specs.make_bot(f"nfsp(file={path})", game, 1, 0)
@@ -124,7 +126,7 @@ def test_garbage_is_a_clear_error(content, tmp_path):
     path = tmp_path / "junk.npz"
     path.write_bytes(content)
     with pytest.raises(checkpoints.CheckpointError, match="junk.npz"):
-        checkpoints.load_run(path)
+        load_run(path)
 
 
 def test_a_missing_file_is_a_clear_error(tmp_path):
@@ -281,3 +283,46 @@ def test_an_interrupted_save_leaves_the_old_checkpoint_whole(mc_nfsp_checkpoint,
         run.save(path)
     assert path.read_bytes() == mc_nfsp_checkpoint.read_bytes()
     assert os.listdir(tmp_path) == ["run.npz"]
+
+
+def _first_parameter(path):
+    return next(k for k in _arrays(path) if k.startswith("avg_params/"))
+
+
+def test_a_file_declaring_a_huge_array_is_a_checkpoint_error(mc_nfsp_checkpoint, tmp_path):
+    """A 10**12-element header in a file of a few kilobytes: refused before numpy allocates
+    (it raised MemoryError, 7.28 TiB), through a bot spec too."""
+    import zipfile
+    name = _first_parameter(mc_nfsp_checkpoint)
+    path = _edited(mc_nfsp_checkpoint, tmp_path, edit_arrays=lambda a: a.pop(name))
+    header = io.BytesIO()
+    np.lib.format.write_array_header_1_0(header, {"descr": "<f4", "fortran_order": False,
+                                                  "shape": (10**12,)})
+    with zipfile.ZipFile(path, "a") as archive:
+        archive.writestr(f"{name}.npy", header.getvalue() + bytes(8))
+    for load in (lambda: checkpoints.load(path, None), lambda: MCNFSP.load(path)):
+        with pytest.raises(checkpoints.CheckpointError, match="declares shape"):
+            load()
+    with pytest.raises(ValueError, match="declares shape"):
+        bot_specs.make_bot(f"nfsp(file={path})", pyspiel.load_game(OTHELLO), 0, 0)
+
+
+@pytest.mark.parametrize("value", [np.nan, np.inf])
+def test_non_finite_weights_are_refused_at_load(mc_nfsp_checkpoint, tmp_path, value):
+    name = _first_parameter(mc_nfsp_checkpoint)
+
+    def poison(arrays):
+        arrays[name] = arrays[name].copy()
+        arrays[name].flat[0] = value
+
+    path = _edited(mc_nfsp_checkpoint, tmp_path, edit_arrays=poison)
+    with pytest.raises(checkpoints.CheckpointError, match=f"{name} holds NaN or infinite"):
+        MCNFSP.load(path)
+
+
+@pytest.mark.parametrize("field", ["batch_size", "reservoir_capacity", "replay_capacity"])
+def test_sizes_that_do_not_fit_in_memory_are_refused_before_allocating(field):
+    with pytest.raises(ValueError, match="memories .* bytes.*lower batch_size"):
+        MCNFSP(Config(game=OTHELLO, hidden=(16,), **{field: 10**11}))
+    with pytest.raises(ValueError, match="memories .* bytes.*lower batch_size"):
+        ANFSP(ANFSPConfig(game="kuhn_poker", hidden=(8,), num_actors=0, **{field: 10**11}))

@@ -1,8 +1,8 @@
 """Hostile and careless use of the imperfect-information scripts (issue 27): nothing lost,
 no traceback, every refusal names the flag to fix.
 
-``scripts/imperfect_match.py`` and ``scripts/imperfect_exploitability.py`` write under
-``results/`` by default and into the committed ``docs/`` or ``data/`` only with
+``experiments/imperfect/imperfect_match.py`` and ``imperfect_exploitability.py`` write under
+``results/`` by default and into the committed results (``experiments/``, ...) only with
 ``--publish`` (the output check of fig2 / fig3 / olympiad).
 """
 
@@ -12,6 +12,7 @@ import subprocess
 import sys
 
 import pytest
+from programs import program
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 MATCH = ["--game=kuhn_poker", "--bots=oos,random", "--games_per_pair=2", "--time_limit=0.005"]
@@ -21,7 +22,7 @@ EXPLOITABILITY = ["--games=kuhn_poker", "--root_methods=oos_root", "--online_met
 
 
 def run_script(name, *args, cwd=ROOT):
-    return subprocess.run([sys.executable, str(ROOT / "scripts" / name), *args],
+    return subprocess.run([sys.executable, str(program(name)), *args],
                           capture_output=True, text=True, timeout=300, cwd=cwd)
 
 
@@ -33,17 +34,19 @@ def assert_usage_error(result, *words):
 
 
 def published_files():
-    return {p: p.stat().st_mtime_ns for p in (ROOT / "docs" / "figures").glob("imperfect_*")}
+    return {p: p.stat().st_mtime_ns for p in (ROOT / "experiments" / "imperfect" /
+                                                 "results").glob("*")}
 
 
 @pytest.mark.parametrize("name, args", [("imperfect_match.py", MATCH),
                                         ("imperfect_exploitability.py", EXPLOITABILITY)])
 def test_writing_into_docs_needs_publish(name, args, tmp_path):
     before = published_files()
-    prefix = "docs/figures/imperfect_match_kuhn_poker" if "match" in name else \
-        "docs/figures/imperfect_exploitability"
+    results = "experiments/imperfect/results"
+    prefix = f"{results}/imperfect_match_kuhn_poker" if "match" in name else \
+        f"{results}/imperfect_exploitability"
     result = run_script(name, *args, f"--out={prefix}", f"--results_dir={tmp_path / 'jobs'}")
-    assert_usage_error(result, "--publish", "docs")
+    assert_usage_error(result, "--publish", "experiments")
     assert published_files() == before
     assert not (tmp_path / "jobs").exists()  # refused before any work
 

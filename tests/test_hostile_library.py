@@ -6,6 +6,10 @@ Issue 27's library findings: each test here failed on the code before its fix.
 import functools
 import json
 import logging
+import os
+import signal
+import threading
+import time
 
 import numpy as np
 import pyspiel
@@ -17,6 +21,8 @@ from smmcts_spiel import checks
 from smmcts_spiel.bots import SMMCTSBot
 from smmcts_spiel.bots.equilibrium_bot import EquilibriumBot
 from smmcts_spiel.exact import exploitability, solver, turn_based
+from smmcts_spiel.search.array_engine import ArraySMMCTS
+from smmcts_spiel.search.evaluators import RandomRolloutEvaluator
 
 GOOFSPIEL_3 = "goofspiel(num_cards=3,imp_info=False,points_order=descending)"
 OSHI_ZUMO = "oshi_zumo(coins=3,size=1,horizon=3)"
@@ -58,6 +64,52 @@ def test_long_time_budget_stops_at_max_memory_and_keeps_playing(engine, game_str
     assert "reached max_memory=25165824 bytes" in caplog.text
 
 
+@pytest.mark.parametrize("engine", ["kernel", "generic", "reference"])
+def test_an_iteration_budget_beyond_int64_is_refused_and_the_largest_one_searches(engine):
+    """iterations=2**63 used to raise OverflowError inside the kernel engine's move."""
+    game = pyspiel.load_game(GOOFSPIEL_3)
+    for huge in (2**63, 2**62 + 1, 10**20):
+        with pytest.raises(ValueError, match=r"iterations must be at most 2\*\*62"):
+            SMMCTSBot(game, 0, iterations=huge, engine=engine)
+    state = game.new_initial_state()
+    for largest in (2**62, np.int64(2**62)):
+        bot = SMMCTSBot(game, 0, iterations=largest, time_limit=0.05, engine=engine, seed=0)
+        assert bot.step(state) in state.legal_actions(0)
+        assert 0 < bot.search.last_iterations < 2**62
+
+
+def test_a_root_wider_than_the_first_arrays_is_searched_within_max_memory(monkeypatch):
+    """blotto(coins=40,fields=5) (135,751 actions each) used to hang far over the memory
+    cap on the generic engine: the root did not fit the first arrays, was made without
+    actions, and every iteration descended forever, doubling the path buffer (19 GB)."""
+    game = pyspiel.load_game("blotto(coins=40,fields=5)")
+    limit = 64 << 20
+    search = ArraySMMCTS(game, seed=0, max_memory=limit)
+    growths = []
+    grow_path = search._grow_path
+
+    def counted():
+        growths.append(1)
+        assert len(growths) < 8, "the path buffer grows without bound"
+        return grow_path()
+    monkeypatch.setattr(search, "_grow_path", counted)
+    root = search.run(game.new_initial_state(), iterations=None, time_limit=0.2)
+    assert root.actions == tuple(tuple(game.new_initial_state().legal_actions(p))
+                                 for p in (0, 1))
+    assert search.full and not growths  # its 135,751**2 children do not fit: it stops
+    assert _tree_bytes(search) <= limit
+
+
+def test_the_path_buffer_grows_within_max_memory():
+    game = pyspiel.load_game(GOOFSPIEL_3)
+    limit = 4 << 20
+    search = ArraySMMCTS(game, seed=0, max_memory=limit)
+    while search._grow_path():
+        pass
+    assert search.full
+    assert _tree_bytes(search) + search._ints.nbytes <= limit
+
+
 def test_max_memory_is_checked():
     game = pyspiel.load_game(GOOFSPIEL_3)
     for bad in (0, -1, 1.5, "1GB", None):
@@ -79,6 +131,95 @@ def test_a_max_memory_too_small_for_the_root_is_refused_naming_the_minimum(engin
     state = game.new_initial_state()
     assert bot.step(state) in state.legal_actions(0)
     assert bot.search.full
+
+
+# -- Ctrl-C during a search ---------------------------------------------------------------
+
+CORES = len(os.sched_getaffinity(0))
+INTERRUPT_MODES = [
+    ("kernel", 1, "root"), ("generic", 1, "root"), ("reference", 1, "root"),
+    pytest.param("kernel", 2, "root", marks=pytest.mark.skipif(CORES < 2, reason="2 cores")),
+    pytest.param("kernel", 2, "tree", marks=pytest.mark.skipif(CORES < 2, reason="2 cores")),
+    pytest.param("kernel", 2, "tree_virtual_loss",
+                 marks=pytest.mark.skipif(CORES < 2, reason="2 cores")),
+]
+
+
+def _work_done(search) -> list:
+    """What a search's trees have grown so far (every tree of a root-parallel search)."""
+    trees = getattr(search, "searches", [search])
+    return [t.counters.tolist() if hasattr(t, "counters") else t.root and t.root.visits
+            for t in trees]
+
+
+@pytest.mark.parametrize("engine, threads, parallel", INTERRUPT_MODES)
+@pytest.mark.parametrize("budget", [dict(iterations=10**9), dict(iterations=None,
+                                                                   time_limit=120.0)])
+def test_ctrl_c_during_a_search_surfaces_at_once_and_leaves_the_bot_usable(
+        engine, threads, parallel, budget):
+    """A SIGINT during a search used to surface only when the move ended: with two trees
+    under a time limit, or under any iteration budget (compiled iterations, one long call),
+    minutes later."""
+    game = pyspiel.load_game("goofspiel(num_cards=6,imp_info=False,points_order=descending)")
+    bot = SMMCTSBot(game, 0, engine=engine, threads=threads, parallel=parallel.split("_")[0],
+                    virtual_loss=parallel.endswith("virtual_loss"), seed=0,
+                    max_memory=256 << 20, **budget)
+    state = game.new_initial_state()
+    sent = []
+
+    def interrupt():
+        sent.append(time.perf_counter())
+        signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
+    timer = threading.Timer(0.3, interrupt)
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            bot.step(state)
+        surfaced = time.perf_counter()
+    finally:
+        timer.cancel()
+    assert surfaced - sent[0] < 0.5
+    # No tree is still being searched, and the bot plays on.
+    grown = _work_done(bot.search)
+    time.sleep(0.2)
+    assert _work_done(bot.search) == grown
+    if getattr(bot.search, "virtual_loss", False):  # no iteration left in flight
+        assert not bot.search.flights[:, 0].any()
+    bot.iterations, bot.time_limit = 300, None
+    assert bot.step(state) in state.legal_actions(0)
+
+
+class _InterruptedEvaluator:
+    """Random rollouts that raise KeyboardInterrupt at the ``at``-th leaf (a Ctrl-C there)."""
+
+    def __init__(self, at: int):
+        self.calls, self.at = 0, at
+        self.rollouts = RandomRolloutEvaluator(seed=0)
+
+    def evaluate(self, state):
+        self.calls += 1
+        if self.calls == self.at:
+            raise KeyboardInterrupt
+        return self.rollouts.evaluate(state)
+
+
+@pytest.mark.parametrize("engine", ["generic", "reference"])
+def test_a_ctrl_c_in_the_leaf_evaluator_leaves_a_tree_that_searches_on(engine):
+    """The generic engine dropped a node's pyspiel state before its last child was made: a
+    KeyboardInterrupt in that child's evaluation left an untried joint action without a
+    state ('NoneType' object has no attribute 'clone' in the next move)."""
+    # 16 joint actions at the root (the 16th is its last child), 9 below each
+    game = pyspiel.load_game("goofspiel(num_cards=4,imp_info=False,points_order=descending)")
+    state = game.new_initial_state()
+    leaves = _InterruptedEvaluator(0)  # never raises: how many leaves a move evaluates
+    SMMCTSBot(game, 0, iterations=200, seed=0, engine=engine, evaluator=leaves).step(state)
+    assert leaves.calls > 16
+    for at in range(1, leaves.calls):
+        evaluator = _InterruptedEvaluator(at)
+        bot = SMMCTSBot(game, 0, iterations=200, seed=0, engine=engine, evaluator=evaluator)
+        with pytest.raises(KeyboardInterrupt):
+            bot.step(state)
+        assert bot.step(state) in state.legal_actions(0), at
 
 
 # -- policy(): turn-based and foreign states -----------------------------------------------

@@ -5,6 +5,7 @@ workers) and 8 (MMCTS tree files).
 """
 
 import hashlib
+import io
 import json
 import os
 import pathlib
@@ -17,8 +18,9 @@ import time
 import numpy as np
 import pyspiel
 import pytest
+from programs import program
 
-from smmcts_spiel import experiments
+from smmcts_spiel import checks, experiments
 from smmcts_spiel.imperfect.mmcts_phantom_ttt import PhantomTTTMultipleTreeSearch
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -120,7 +122,7 @@ def test_an_unreadable_params_file_is_named(tmp_path, content):
 
 
 def run_script(name, *args):
-    return subprocess.run([sys.executable, str(ROOT / "scripts" / name), *args],
+    return subprocess.run([sys.executable, str(program(name)), *args],
                           capture_output=True, text=True, timeout=300, cwd=ROOT)
 
 
@@ -131,22 +133,31 @@ SMALL = {"fig2.py": ["--games=1", "--runs=1", "--iterations=10", "--backend=seri
          "olympiad.py": ["--num_games=1", "--mmcts=1K", "--baselines=Random"]}
 
 
+def committed_mtimes() -> dict:
+    """When each committed result of the figures (and each docs page) was last written."""
+    return {p: p.stat().st_mtime_ns for p in [*(ROOT / "experiments").glob("fig*/results/*"),
+                                              *(ROOT / "experiments" / "olympiad").rglob("*"),
+                                              *(ROOT / "docs").glob("*")]}
+
+
 @pytest.mark.parametrize("name, args", [
     ("fig2.py", ["--out=docs/fig2"]),
-    ("fig2.py", ["--results_dir=data/jobs", "--out=/tmp/never"]),
-    ("fig3.py", ["--data_dir=data"]),
+    ("fig2.py", ["--results_dir=experiments/fig2/results/jobs", "--out=/tmp/never"]),
+    ("fig3.py", ["--data_dir=experiments/fig3/results"]),
     ("fig3.py", ["--out=docs/fig3", "--data_dir=/tmp/never"]),
-    ("olympiad.py", ["--results_dir=data/olympiad"]),
+    ("fig3.py", ["--out=benchmarks/fig3", "--data_dir=/tmp/never"]),
+    ("olympiad.py", ["--results_dir=experiments/olympiad/results"]),
 ])
-def test_writing_into_docs_or_data_needs_publish(name, args, tmp_path):
+def test_writing_into_the_committed_results_needs_publish(name, args, tmp_path):
     args = [a.replace("/tmp/never", str(tmp_path / "never")) for a in args] + SMALL[name]
-    before = {p: p.stat().st_mtime_ns for p in (ROOT / "docs").glob("fig*")}
+    before = committed_mtimes()
     result = run_script(name, *args, f"--results_dir={tmp_path / 'jobs'}"
                         if not any(a.startswith("--results_dir") for a in args) else "-v=0")
     assert result.returncode == 2, result.stderr
     assert "Traceback" not in result.stderr
-    assert "--publish" in result.stderr and ("docs" in result.stderr or "data" in result.stderr)
-    assert {p: p.stat().st_mtime_ns for p in (ROOT / "docs").glob("fig*")} == before
+    assert "--publish" in result.stderr and any(
+        folder in result.stderr for folder in ("experiments", "benchmarks", "docs"))
+    assert committed_mtimes() == before
     assert not (tmp_path / "never").exists()
 
 
@@ -191,7 +202,7 @@ def test_smaller_means_any_scale_parameter_smaller(tmp_path, old, new, smaller):
 CHILD = textwrap.dedent("""
     import multiprocessing, os, sys, time
     import numpy as np
-    from smmcts_spiel import experiments
+    from smmcts_spiel import checks, experiments
 
     def slow(x):
         # Tell the test this worker has run its initializer and picked up a job.
@@ -335,6 +346,71 @@ def test_a_tree_trained_with_other_parameters_is_refused(tree_file, expected):
     assert search.iterations == 500
 
 
+# -- 9. files that declare more than they hold (decompression bombs) ----------------------
+
+
+def _bomb(path, base=None, name="children", nbytes=4 << 20):
+    """``base``'s arrays (a valid file) with ``name`` replaced by ``nbytes`` of zeros,
+    deflated to a few kilobytes, as a crafted file declaring gigabytes would be."""
+    arrays = dict(np.load(base)) if base is not None else {}
+    arrays[name] = np.zeros(nbytes // 8)
+    with open(path, "wb") as f:
+        np.savez_compressed(f, **arrays)
+    return str(path)
+
+
+def _lying_header(path, base=None, name="children", shape=(10**12,)):
+    """``base``'s arrays with a member whose header declares ``shape`` but holds 8 bytes."""
+    import zipfile
+    arrays = dict(np.load(base)) if base is not None else {}
+    arrays.pop(name, None)
+    _write_npz(path, **arrays)
+    member = io.BytesIO()
+    np.lib.format.write_array_header_1_0(member, {"descr": "<f8", "fortran_order": False,
+                                                  "shape": shape})
+    with zipfile.ZipFile(path, "a") as archive:
+        archive.writestr(f"{name}.npy", member.getvalue() + bytes(8))
+    return str(path)
+
+
+@pytest.fixture
+def small_limit(monkeypatch):
+    """A 1 MB limit on what a file may declare, and np.load forbidden once a file passed
+    none of the checks: a refusal must come from the declared sizes alone."""
+    monkeypatch.setattr(checks, "MAX_NPZ_BYTES", 1 << 20)
+
+
+def test_a_tree_file_declaring_more_than_the_limit_is_refused_before_reading(
+        tree_file, tmp_path, small_limit, monkeypatch):
+    path = _bomb(tmp_path / "bomb.npz", tree_file)
+    assert os.path.getsize(path) < 100_000
+    monkeypatch.setattr(np, "load", lambda *a, **k: pytest.fail("the bomb was read"))
+    with pytest.raises(ValueError, match=f"{path}.*more than 1.05e\\+06 bytes once read"):
+        PhantomTTTMultipleTreeSearch.load(path)
+
+
+def test_a_tree_file_under_the_limit_still_loads(tree_file, small_limit):
+    assert PhantomTTTMultipleTreeSearch.load(str(tree_file)).iterations == 500
+
+
+@pytest.mark.parametrize("shape", [(10**12,), (2, 10**6, 18)])
+def test_a_header_declaring_a_huge_shape_is_refused_without_allocating(tree_file, tmp_path,
+                                                                        shape):
+    path = _lying_header(tmp_path / "liar.npz", tree_file, shape=shape)
+    with pytest.raises(ValueError, match=f"{path}.*children.npy declares shape"):
+        PhantomTTTMultipleTreeSearch.load(path)
+
+
+def test_a_job_file_declaring_more_than_the_limit_is_redone_unread(tmp_path, small_limit,
+                                                                   caplog):
+    first, _ = run(tmp_path)
+    _bomb(tmp_path / "job2.npz", tmp_path / "job2.npz", name="y")
+    again, calls = run(tmp_path)
+    assert calls == [2]
+    assert "job2.npz" in caplog.text and "once read" in caplog.text
+    assert all(np.array_equal(first[k]["y"], again[k]["y"]) for k in first)
+
+
 # -- 7. size limits in the scripts --------------------------------------------------------
 
 
@@ -358,3 +434,60 @@ def test_a_rerun_with_other_iterations_is_refused_by_the_script(tmp_path):
     other = run_script("fig2.py", "--iterations=200", *args)
     assert other.returncode == 2 and "Traceback" not in other.stderr
     assert "computed with other arguments" in other.stderr
+
+
+# -- 10. interrupted writes ---------------------------------------------------------------
+
+
+def test_an_interrupted_replacement_leaves_the_old_file_and_no_temporary(tmp_path):
+    path = tmp_path / "table.csv"
+    path.write_text("old\n")
+    with pytest.raises(KeyboardInterrupt):
+        with experiments.replaced_file(path) as f:
+            f.write("half of a new ")
+            raise KeyboardInterrupt  # Ctrl-C in the middle of the write
+    assert path.read_text() == "old\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["table.csv"]
+    with experiments.replaced_file(path) as f:
+        f.write("new\n")
+    assert path.read_text() == "new\n"
+    mask = os.umask(0)
+    os.umask(mask)
+    assert path.stat().st_mode & 0o777 == 0o666 & ~mask  # as open() would have made it
+
+
+class _Interrupting:
+    """A pair result whose interval is asked for when Ctrl-C arrives."""
+
+    bot_a, bot_b, games, mean, wins, draws, losses, score = "a", "b", 2, 0.0, 1, 0, 1, 0.5
+
+    @property
+    def interval(self):
+        raise KeyboardInterrupt
+
+
+def test_a_tournament_table_interrupted_while_written_keeps_its_old_version(tmp_path):
+    from smmcts_spiel import tournament
+
+    path = tmp_path / "pairs.csv"
+    path.write_text("the previous table\n")
+    with pytest.raises(KeyboardInterrupt):
+        tournament.write_pairs_csv(path, {"matrix_rps": [_Interrupting()]})
+    assert path.read_text() == "the previous table\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["pairs.csv"]
+
+
+def test_a_resumed_nfsp_race_drops_a_row_cut_short_and_keeps_the_others(tmp_path):
+    """A run interrupted while writing a row left half a line; --resume raised on it."""
+    from types import SimpleNamespace
+
+    from smmcts_spiel.nfsp import race
+
+    path = tmp_path / "race.csv"
+    whole = "anfsp,0,10.0,12.0,100,0.5,0.4,0.9\n"
+    path.write_text(",".join(race.FIELDS) + "\n" + whole + "openspiel_nfsp,0,9.0,9.5,90,0.6,"
+                    "0.5,1.1\n" + "anfsp,0,20.0,2")
+    race.prepare_csv(str(path), {("anfsp", 0): SimpleNamespace(train_seconds=30.0)},
+                     resume=True)
+    lines = path.read_text().splitlines()
+    assert lines[1:] == [whole.strip(), "openspiel_nfsp,0,9.0,9.5,90,0.6,0.5,1.1"]

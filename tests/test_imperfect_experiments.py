@@ -11,6 +11,7 @@ import pyspiel
 import pytest
 from open_spiel.python import policy as policy_lib
 from open_spiel.python.algorithms import exploitability
+from programs import program
 
 from smmcts_spiel.experiments import imperfect, imperfect_match
 
@@ -113,7 +114,7 @@ def test_unknown_bot_is_refused():
 
 
 def run_script(name, *args, check=True):
-    return subprocess.run([sys.executable, os.path.join(ROOT, "scripts", name), *args],
+    return subprocess.run([sys.executable, str(program(name)), *args],
                           capture_output=True, text=True, check=check, cwd=ROOT)
 
 
@@ -172,8 +173,8 @@ def test_bot_spec_with_a_bad_delta_is_refused():
         bot_specs.make_bot("oos(delta=1.5)", pyspiel.load_game("kuhn_poker"), 0, seed=0)
 
 
-@pytest.mark.parametrize("spec", ["ismcts(time_limit=0.02)", "ismcts(simulations=20)",
-                                  "ismcts(simulations=20,final_policy=normalized_visits)",
+@pytest.mark.parametrize("spec", ["ismcts(time_limit=0.02)", "ismcts(iterations=20)",
+                                  "ismcts(iterations=20,final_policy=normalized_visits)",
                                   "oos(iterations=50,engine=generic)",
                                   "oos(time_limit=0.01,final_strategy=current)",
                                   "oos(time_limit=0.01,threshold=0.1)"])

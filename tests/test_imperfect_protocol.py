@@ -1,4 +1,4 @@
-"""scripts/imperfect_protocol.py: the tournament command it builds and --summarize."""
+"""experiments/imperfect/imperfect_protocol.py: the tournament command it builds and --summarize."""
 
 from __future__ import annotations
 
@@ -8,8 +8,10 @@ import pathlib
 import subprocess
 import sys
 
+from programs import program
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-SCRIPT = ROOT / "scripts" / "imperfect_protocol.py"
+SCRIPT = program("imperfect_protocol.py")
 
 
 def run(*args, cwd=ROOT):

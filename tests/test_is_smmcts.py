@@ -181,6 +181,20 @@ def test_policy_is_uniform_off_the_tree_and_a_distribution_on_it():
     assert set(fresh.policy().action_probabilities(state, 0).values()) == {0.25}
 
 
+def test_played_policy_is_the_thresholded_final_strategy_and_policy_the_unthresholded():
+    state = GOOFSPIEL4.new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.legal_actions()[0])
+    plain = ISSMMCTSBot(GOOFSPIEL4, 0, iterations=200, seed=0)
+    cut = ISSMMCTSBot(GOOFSPIEL4, 0, iterations=200, seed=0, threshold=0.3)
+    played = dict(cut.step_with_policy(state)[0])
+    plain.step(state)
+    assert cut.played_policy().action_probabilities(state, 0) == pytest.approx(played)
+    assert cut.policy().action_probabilities(state, 0) == pytest.approx(
+        plain.policy().action_probabilities(state, 0))
+    assert cut.policy().action_probabilities(state, 0) != pytest.approx(played)
+
+
 @pytest.mark.parametrize("kwargs, message", [
     (dict(selector="rmm"), "'m' variants"), (dict(selector="cfr"), "unknown selector"),
     (dict(selector="rmb"), "not available"),

@@ -242,7 +242,9 @@ def test_policy_export_is_the_tree_strategy_and_evaluable():
     policy = bot.policy()
     for player in (0, 1):
         assert list(policy.action_probabilities(state, player).values()) == pytest.approx(
-            root.strategy(player, "average", threshold=bot.search.threshold))
+            root.strategy(player, "average"))
+        assert list(bot.played_policy().action_probabilities(state, player).values()) == (
+            pytest.approx(root.strategy(player, "average", threshold=bot.search.threshold)))
     report = exploitability.evaluate(game, policy)
     assert 0 <= report.e1 and 0 <= report.e2 and np.isfinite(report.nash_conv)
 

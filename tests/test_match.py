@@ -55,7 +55,7 @@ def test_make_bot_builds_each_kind(tmp_path):
     assert isinstance(make("cpp(bot=uniform_random,seed=3)", GOOFSPIEL, 0, 0), pyspiel.Bot)
     assert isinstance(make("mmcts(training_iterations=50)", PHANTOM, 0, 0), MMCTSBot)
     assert isinstance(make("belief_sampler", PHANTOM, 0, 0), BeliefSamplerBot)
-    assert isinstance(make("ismcts(simulations=5)", PHANTOM, 1, 0), ISMCTSBot)
+    assert isinstance(make("ismcts(iterations=5)", PHANTOM, 1, 0), ISMCTSBot)
     assert isinstance(make("ismcts(time_limit=0.01)", GOOFSPIEL, 1, 0), ISMCTSBot)
     search = PhantomTTTMultipleTreeSearch(PHANTOM, 0.1, 0)
     search.train(200)
@@ -68,7 +68,7 @@ def test_make_bot_builds_each_kind(tmp_path):
 
 
 @pytest.mark.parametrize("spec, rival", [
-    ("belief_sampler", "ismcts(simulations=5)"),
+    ("belief_sampler", "ismcts(iterations=5)"),
     ("mmcts(training_iterations=100)", "random"),
     ("mcts(iterations=20)", "mcts(iterations=20,engine=cpp)"),
     ("smmcts(iterations=20)", "random"),
@@ -170,7 +170,7 @@ def test_match_script_refuses_a_general_sum_game():
 def test_match_script_plays_phantom_tic_tac_toe():
     proc = subprocess.run(
         [sys.executable, str(ROOT / "scripts" / "match.py"), "--game=phantom_ttt",
-         "--bot_a=belief_sampler", "--bot_b=ismcts(simulations=5)", "--num_games=2"],
+         "--bot_a=belief_sampler", "--bot_b=ismcts(iterations=5)", "--num_games=2"],
         capture_output=True, text=True, check=True)
     assert "belief_sampler" in proc.stdout and "mean return A" in proc.stdout
 
@@ -244,3 +244,158 @@ def test_seat_rules_refuse_games_they_do_not_fit(game_string, seats, message):
     with pytest.raises(ValueError, match=message):
         bot_specs.make_bot(f"mcts(iterations=10,seats={seats})", pyspiel.load_game(game_string),
                            0, seed=0)
+
+
+def test_a_game_whose_parameters_leave_no_move_is_refused_before_playing():
+    """markov_soccer(grid=A.B) loads, but its grid has no ball cell: the first chance node
+    has no outcome (it was "not enough values to unpack" in the first game)."""
+    game = pyspiel.load_game("markov_soccer(grid=A.B)")
+    with pytest.raises(ValueError, match=r"cannot be played: the first node is a chance node "
+                                         r"with no outcome; check the game's parameters"):
+        match.play_match(game, "random", "random", 1, progress=False)
+
+
+def test_the_match_script_names_an_unplayable_game():
+    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "match.py"),
+                             "--game=markov_soccer(grid=A.B)", "--num_games=1"],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert "markov_soccer(grid=A.B) cannot be played" in result.stderr
+
+
+SIMULTANEOUS_IMPERFECT = pyspiel.load_game("goofspiel(num_cards=4,imp_info=True)")
+
+
+@pytest.mark.parametrize("run", [
+    lambda specs: match.round_robin(SIMULTANEOUS_IMPERFECT, specs, 2, progress=False),
+    lambda specs: match.play_match(SIMULTANEOUS_IMPERFECT, *specs[1:], 2, progress=False),
+])
+def test_a_spec_that_cannot_play_the_game_is_refused_before_the_first_game(run, monkeypatch):
+    """mmcts needs a sequential game: it failed after 32 s, in the middle of a round robin."""
+    played = []
+    monkeypatch.setattr(match, "play_game", lambda *args: played.append(args))
+    with pytest.raises(ValueError, match=r"mmcts\(training_iterations=1000\) cannot play "
+                                         r"goofspiel\(.*needs a sequential game"):
+        run(["random", "is_smmcts(iterations=5)", "mmcts(training_iterations=1000)"])
+    assert played == []
+
+
+def test_the_tournament_refuses_a_spec_that_cannot_play_a_game_before_playing(tmp_path):
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "tournament.py"),
+         "--games=matrix_rps;goofspiel(num_cards=4,imp_info=True)",
+         "--bots=random;mmcts(training_iterations=10,iterations=0)", "--num_games=1",
+         "--backend=serial", f"--results_dir={tmp_path / 'run'}"],
+        capture_output=True, text=True, timeout=300)
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+    assert "cannot play matrix_rps()" in result.stderr
+    assert not (tmp_path / "run" / "games").exists()
+
+
+def test_checking_the_specs_trains_and_solves_nothing(monkeypatch):
+    from smmcts_spiel.bots import equilibrium_bot
+    work = []
+    monkeypatch.setattr(PhantomTTTMultipleTreeSearch, "train",
+                        lambda self, n, **kwargs: work.append(n))
+    monkeypatch.setattr(equilibrium_bot, "solution_of", lambda *a, **k: work.append("solve"))
+    match.check_bots(["mmcts(training_iterations=100000)"], [PHANTOM])
+    match.check_bots(["equilibrium"], [GOOFSPIEL])
+    assert work == [0, 0]
+    with pytest.raises(ValueError, match="equilibrium cannot play phantom_ttt"):
+        match.check_bots(["equilibrium"], [PHANTOM])
+
+
+def test_ismcts_takes_iterations_and_simulations_as_its_old_name(caplog):
+    """One vocabulary: every bot's per-move budget is ``iterations``; ISMCTS's old
+    ``simulations`` still works, with one deprecation line per process."""
+    bot_specs._WARNED.clear()
+    new = bot_specs.make_bot("ismcts(iterations=7)", PHANTOM, 0, 0)
+    with caplog.at_level("WARNING"):
+        old = [bot_specs.make_bot("ismcts(simulations=7)", PHANTOM, 0, 0) for _ in range(3)]
+    assert new.simulations == 7 and all(bot.simulations == 7 for bot in old)
+    assert caplog.text.count("ismcts(simulations=...) is deprecated: write "
+                             "ismcts(iterations=...)") == 1
+    with pytest.raises(ValueError, match="gives both simulations and iterations"):
+        bot_specs.parse_bot_spec("ismcts(simulations=5,iterations=5)")
+    assert bot_specs.with_time_limit("ismcts(iterations=5)", 0.1) == "ismcts(iterations=5)"
+
+
+def own_random_bot(game, player_id, seed):
+    """A user's own bot: OpenSpiel's Python uniform random bot, as a factory."""
+    from open_spiel.python.bots.uniform_random import UniformRandomBot
+    return UniformRandomBot(player_id, np.random.RandomState(seed))
+
+
+def test_a_factory_plays_like_the_spec_it_stands_for():
+    """A factory (game, player_id, seed) -> Bot is built per game and seat, with the seeds a
+    spec would get: C++ uniform random bots through a factory give the spec's returns."""
+    def cpp_random(game, player_id, seed):
+        return pyspiel.make_uniform_random_bot(player_id, seed)
+
+    by_spec = match.play_match(GOOFSPIEL, "random", "mcts(iterations=20)", 6, progress=False)
+    by_factory = match.play_match(GOOFSPIEL, cpp_random, "mcts(iterations=20)", 6,
+                                  progress=False)
+    assert list(by_factory.returns) == list(by_spec.returns)
+    assert by_factory.bot_a == "test_a_factory_plays_like_the_spec_it_stands_for.<locals>." \
+                               "cpp_random"
+
+
+def test_a_round_robin_takes_specs_factories_and_bot_objects():
+    game = pyspiel.load_game("matrix_rps")
+    results = match.round_robin(game, ["random", own_random_bot, own_random_bot(game, 0, 5)],
+                                4, progress=False)
+    assert [(r.bot_a, r.bot_b) for r in results] == [
+        ("random", "own_random_bot"), ("random", "UniformRandomBot"),
+        ("own_random_bot", "UniformRandomBot")]
+    assert all(r.games == 4 for r in results)
+
+
+def test_a_factory_that_returns_no_bot_is_refused_before_playing():
+    with pytest.raises(ValueError, match="returned None, not a pyspiel.Bot"):
+        match.play_match(GOOFSPIEL, lambda game, player_id, seed: None, "random", 2,
+                         progress=False)
+
+
+def test_a_tournament_plays_a_factory_and_refuses_a_bot_object(tmp_path):
+    from smmcts_spiel import experiments, tournament
+
+    jobs = tournament.tournament_jobs(["matrix_rps"], ["random", own_random_bot], 2, 1, seed=0)
+    results = experiments.run_jobs(match.play_games, jobs, results_dir=tmp_path,
+                                   backend="serial", progress=False)
+    assert sum(len(r["returns"]) for r in results.values()) == 4
+    again = experiments.run_jobs(match.play_games, jobs, results_dir=tmp_path,
+                                 backend="serial", progress=False)  # resumed from its files
+    assert all(np.array_equal(results[k]["returns"], again[k]["returns"]) for k in jobs)
+    with pytest.raises(ValueError, match="is a bot object: a tournament's jobs need specs or "
+                                         "factories"):
+        tournament.tournament_jobs(["matrix_rps"], ["random", pyspiel.make_uniform_random_bot(
+            0, 1)], 2, 1, seed=0)
+
+
+def test_openspiels_bots_are_public_names():
+    from smmcts_spiel import bots
+    assert {"TurnBasedMCTSBot", "ISMCTSBot", "terminal_rewards_view"} <= set(bots.__all__)
+
+
+def test_spec_parameters_are_read_from_the_constructor():
+    """A bot's new constructor parameter is a spec parameter of its annotated type (no table
+    to retype); the seat, the seed and hidden ones are not; one without a type is refused."""
+
+    class Bot:
+        def __init__(self, game, player_id: int, depth: int | None = None, seed: int = 0,
+                     label: str = "x", search: object = None):
+            pass
+
+    assert bot_specs.spec_parameters(Bot, hidden=("search",)) == {"depth": int, "label": str}
+    assert bot_specs.spec_parameters(Bot, ("search",), {"file": str}) == {
+        "depth": int, "label": str, "file": str}
+
+    class Untyped:
+        def __init__(self, game, player_id: int, depth=None):
+            pass
+
+    with pytest.raises(TypeError, match=r"Untyped\(depth=\.\.\.\) needs a type hint"):
+        bot_specs.spec_parameters(Untyped)
+    # The bots' own: SMMCTSBot's signature gives the spec's parameters (max_memory hidden).
+    assert set(bot_specs.BOT_PARAMS["smmcts"]) >= {"selector", "threads", "parallel"}
+    assert "max_memory" not in bot_specs.BOT_PARAMS["smmcts"]

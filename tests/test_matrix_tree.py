@@ -31,6 +31,22 @@ def test_grid3_utilities_and_chance_stages():
     assert mt.max_game_length(g) == 2 and mt.depth(g) == 1
 
 
+def test_edge_sum_leaves_sum_one_step_in_minus_one_zero_one_per_joint_action():
+    """The AIJ 2016 correlated random games: a leaf is the sum of its path's joint-action
+    values, so below a first-stage joint action the leaves lie within one step of each
+    other's parent value (a span of at most 2), and all are integers in [-depth, depth]."""
+    g = mt.random_stacked_matrix(2, 3, utilities="edge_sum", seed=4)
+    leaves = [n for n in mt.iter_nodes(g) if mt.is_leaf(n)]
+    assert len(leaves) == 9 ** 2
+    assert all(float(v).is_integer() and -2 <= v <= 2 for v in leaves)
+    for row in g.children:
+        for child in row:
+            below = [v for r in child.children for v in r]
+            assert max(below) - min(below) <= 2
+    depth_one = mt.random_stacked_matrix(1, 4, utilities="edge_sum", seed=0)
+    assert {v for row in depth_one.children for v in row} == {-1.0, 0.0, 1.0}
+
+
 def test_json_round_trip_keeps_tree_and_metadata(tmp_path):
     tree = mt.MatrixTree(mt.random_stacked_matrix(2, 2, chance_branching=2, seed=5),
                          {"name": "example"})

@@ -1,4 +1,4 @@
-"""scripts/olympiad.py end to end on a tiny budget: files, table shape, resuming."""
+"""experiments/olympiad/olympiad.py end to end on a tiny budget: files, table shape, resuming."""
 
 import csv
 import json
@@ -6,12 +6,14 @@ import pathlib
 import subprocess
 import sys
 
+from programs import program
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
 def run_olympiad(results_dir, *extra):
     return subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "olympiad.py"), f"--results_dir={results_dir}",
+        [sys.executable, str(program("olympiad.py")), f"--results_dir={results_dir}",
          "--num_games=4", "--ismcts_num_games=2", "--ismcts_simulations=5", "--chunk=2",
          "--num_workers=1", "--mmcts=2K:exp3_no_exploration,3K:empirical", *extra],
         capture_output=True, text=True, timeout=300)

@@ -1,5 +1,5 @@
-"""scripts/nfsp_othello.py, nfsp_poker.py and bench_nfsp.py: usage errors, where they write,
-and one line (no traceback) when the nfsp extra is missing."""
+"""experiments/nfsp/nfsp_othello.py, nfsp_poker.py and benchmarks/bench_nfsp.py: usage errors,
+where they write, and one line (no traceback) when the nfsp extra is missing."""
 
 import csv
 import hashlib
@@ -11,15 +11,17 @@ import sys
 from pathlib import Path
 
 import pytest
+from programs import program
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPTS = ("nfsp_othello.py", "nfsp_poker.py", "bench_nfsp.py")
+NFSP_RESULTS = ROOT / "experiments" / "nfsp" / "results"
 needs_nfsp = pytest.mark.skipif(importlib.util.find_spec("jax") is None,
                                 reason="needs the nfsp extra: pip install 'smmcts-spiel[nfsp]'")
 
 
 def _run(script, *flags, env=None, cwd=None):
-    return subprocess.run([sys.executable, str(ROOT / "scripts" / script), *flags],
+    return subprocess.run([sys.executable, str(program(script)), *flags],
                           capture_output=True, text=True, timeout=300, env=env, cwd=cwd)
 
 
@@ -35,6 +37,8 @@ def _run(script, *flags, env=None, cwd=None):
     ("nfsp_poker.py", ["--algorithms=cfr"], "use anfsp, own_nfsp, mc_nfsp, openspiel_nfsp"),
     ("nfsp_poker.py", ["--game=matrix_pd"], "zero-sum"),
     ("nfsp_poker.py", ["--resume"], "not checkpointed"),
+    ("nfsp_poker.py", ["--algorithms=anfsp", "--overrides=batch_size=1000000000"],
+     "--overrides: ANFSP's memories"),
     ("nfsp_poker.py", ["--preset=fast"], "--preset"),
     ("nfsp_poker.py", ["--seeds=0,0"], "--seeds: distinct non-negative integers"),
     ("nfsp_poker.py", ["--algorithms=anfsp", "--overrides=epsilon_decay=-1"],
@@ -52,9 +56,10 @@ def test_bad_flags_are_usage_errors(script, flags, message, tmp_path):
 
 
 def _published():
-    """Digest of every committed file under docs/figures (what a stray run could replace)."""
+    """Digest of every committed NFSP and benchmark result (what a stray run could replace)."""
     digest = hashlib.sha256()
-    for path in sorted((ROOT / "docs" / "figures").rglob("*")):
+    for path in sorted([*(ROOT / "experiments" / "nfsp" / "results").rglob("*"),
+                        *(ROOT / "benchmarks" / "results").rglob("*")]):
         if path.is_file():
             digest.update(path.name.encode() + path.read_bytes())
     return digest.hexdigest()
@@ -62,14 +67,14 @@ def _published():
 
 @needs_nfsp
 @pytest.mark.parametrize("script, flags", [
-    ("nfsp_othello.py", [f"--out={ROOT / 'docs/figures/mc_nfsp_othello_win_loss'}"]),
-    pytest.param("nfsp_othello.py", [f"--checkpoint_dir={ROOT / 'docs/figures'}"],
+    ("nfsp_othello.py", [f"--out={NFSP_RESULTS / 'mc_nfsp_othello_win_loss'}"]),
+    pytest.param("nfsp_othello.py", [f"--checkpoint_dir={NFSP_RESULTS}"],
                  marks=pytest.mark.slow),
-    pytest.param("nfsp_poker.py", [f"--out={ROOT / 'docs/figures/anfsp_kuhn_poker'}"],
+    pytest.param("nfsp_poker.py", [f"--out={NFSP_RESULTS / 'anfsp_kuhn_poker'}"],
                  marks=pytest.mark.slow),
-    pytest.param("nfsp_poker.py", [f"--checkpoint_dir={ROOT / 'docs/figures'}"],
+    pytest.param("nfsp_poker.py", [f"--checkpoint_dir={NFSP_RESULTS}"],
                  marks=pytest.mark.slow),
-    pytest.param("bench_nfsp.py", [f"--out={ROOT / 'docs/figures/bench.json'}"],
+    pytest.param("bench_nfsp.py", [f"--out={ROOT / 'benchmarks/results/bench.json'}"],
                  marks=pytest.mark.slow),
 ])
 def test_committed_results_are_written_only_with_publish(script, flags):
@@ -166,8 +171,9 @@ def test_a_missing_extra_is_one_line_naming_it(script, without_jax, tmp_path):
     # One line naming the first module of the extra the import missed: jax where only jax
     # is hidden (the extra installed), flax or optax where the extra is not installed.
     (line,) = proc.stderr.strip().splitlines()
-    assert re.fullmatch(r"(jax|flax|optax|chex) is not installed: this needs the nfsp extra, "
-                        r"pip install 'smmcts-spiel\[nfsp\]'", line), line
+    assert re.fullmatch(r"\S+\.py needs the optional extra 'nfsp' \(missing module "
+                        r"'(jax|flax|optax|chex)'\): pip install 'smmcts-spiel\[nfsp\]'",
+                        line), line
     assert not (tmp_path / "results").exists()
     help_ = _run(script, "--helpshort", env=without_jax)  # flags still parse
     assert "--game" in help_.stdout and "Traceback" not in help_.stderr
@@ -183,7 +189,7 @@ def test_a_missing_ray_is_one_line_naming_its_extra(script, tmp_path):
     proc = _run(script, flag, env=env, cwd=tmp_path)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     (line,) = proc.stderr.strip().splitlines()
-    assert line == ("ray is not installed: this needs the ray extra, "
+    assert line == (f"{flag} needs the optional extra 'ray' (missing module 'ray'): "
                     "pip install 'smmcts-spiel[ray]'"), line
     assert not (tmp_path / "results").exists()
 
@@ -194,3 +200,44 @@ def test_a_missing_extra_in_a_bot_spec_is_one_line(without_jax, tmp_path):
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
     assert "pip install 'smmcts-spiel[nfsp]'" in proc.stderr
+
+
+@needs_nfsp
+@pytest.mark.slow
+def test_ctrl_c_stops_a_run_in_one_line_and_resume_continues_it(tmp_path):
+    """SIGINT in the middle of an ANFSP run (actors running): one line and status 130, not a
+    traceback; the rows and checkpoint written so far are whole, and --resume continues
+    from the checkpoint (the row being measured is measured again)."""
+    import signal
+    import time
+
+    out, checkpoints = tmp_path / "out" / "run", tmp_path / "checkpoints"
+    flags = [str(program("nfsp_poker.py")), "--game=kuhn_poker",
+             "--algorithms=anfsp", "--eval_every=2", f"--out={out}",
+             f"--checkpoint_dir={checkpoints}"]
+    run = subprocess.Popen([sys.executable, *flags, "--budget=60"], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True,
+                           preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    csv_path = out.with_suffix(".csv")
+    deadline = time.time() + 240
+    while time.time() < deadline and run.poll() is None and not (
+            csv_path.exists() and len(csv_path.read_text().splitlines()) >= 3):
+        time.sleep(0.2)
+    run.send_signal(signal.SIGINT)
+    _, stderr = run.communicate(timeout=120)
+    assert run.returncode == 130, stderr[-3000:]
+    assert "Traceback" not in stderr
+    assert "\nnfsp_poker.py: interrupted; the work finished so far is kept" in stderr
+    before = _csv_rows(csv_path)
+    assert len(before) >= 2 and (checkpoints / "run_anfsp_seed0.npz").exists()
+    budget = float(f'{float(before[-1]["train_seconds"]) + 3:g}')  # the budget as passed
+    resumed = subprocess.run([sys.executable, *flags, f"--budget={budget:g}", "--resume"],
+                             capture_output=True, text=True, timeout=600)
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    after = _csv_rows(csv_path)
+    kept = [r for r in after if float(r["train_seconds"]) <= float(before[-1]["train_seconds"])]
+    assert kept == before[:len(kept)] and len(kept) >= len(before) - 1
+    seconds = [float(r["train_seconds"]) for r in after]
+    episodes = [int(r["episodes"]) for r in after]
+    assert seconds == sorted(seconds) and episodes == sorted(episodes)  # continued
+    assert seconds[-1] >= budget

@@ -61,7 +61,7 @@ def kuhn_nash_conv_after_targeted_search(state, seed, iterations=30_000):
 def test_kuhn_nash_conv_after_30000_targeted_iterations_from_a_deal_is_below_01():
     # Issue 24's target with the bot's defaults: the opening decision (player 1 holds the
     # king), mean of 4 seeds. delta=0.9 leaves the rest of the game 10% of the samples:
-    # 0.10-0.13 (docs/imperfect_information.md).
+    # 0.10-0.13 (experiments/imperfect/NOTES.md).
     (state,) = [s for s in kuhn_first_decisions((0,)) if s.history()[0] == 2]
     assert np.mean([kuhn_nash_conv_after_targeted_search(state, seed)
                     for seed in range(4)]) < 0.1
@@ -186,6 +186,11 @@ def test_a_thresholded_bot_plays_only_its_likely_actions_and_exports_what_conver
     assert p_cut == pytest.approx([p / sum(kept) for p in kept])
     assert cut.policy().action_probabilities(state) == pytest.approx(
         plain.policy().action_probabilities(state))
+    # played_policy() is what the bot plays: the thresholded final strategy.
+    assert cut.played_policy().action_probabilities(state) == pytest.approx(
+        dict(zip(a_cut, p_cut)))
+    assert plain.played_policy().action_probabilities(state) == pytest.approx(
+        dict(zip(a_plain, p_plain)))
 
 
 @pytest.mark.parametrize("kwargs, message", [

@@ -1,5 +1,5 @@
 """The package as users install it: games/, bots/ and scripts/ installed under smmcts_spiel,
-console scripts, one version, the license, and the type check."""
+console scripts for the user tools only, one version, the license, and the type check."""
 
 import importlib
 import importlib.metadata
@@ -48,6 +48,21 @@ def test_every_script_is_a_console_script_and_loads():
         assert callable(launcher)
     with pytest.raises(AttributeError, match="no program"):
         importlib.import_module("smmcts_spiel.scripts").no_such_program  # noqa: B018
+
+
+#: The programs a user runs on their own games and bots; every other program is an
+#: experiment (experiments/<name>/) or a benchmark (benchmarks/), run from a checkout.
+USER_TOOLS = {"demo", "equilibrium_loss", "match", "pool_games", "regret_against_random",
+              "tournament"}
+
+
+def test_console_scripts_are_the_user_tools_only():
+    installed = {ep.split(":")[1] for ep in _console_scripts().values()}
+    assert installed == USER_TOOLS, ("an experiment or a benchmark goes to experiments/<name>/ "
+                                     "or benchmarks/, not scripts/ (no console script)")
+    lab = {p.stem for p in [*(ROOT / "experiments").rglob("*.py"),
+                            *(ROOT / "benchmarks").glob("*.py")]}
+    assert lab and not lab & installed
 
 
 def test_one_version_source():
@@ -140,7 +155,9 @@ def test_wheel_maps_games_and_bots_under_smmcts_spiel(tmp_path):
     assert "smmcts_spiel/games/__init__.py" in names
     assert "smmcts_spiel/bots/__init__.py" in names
     assert "smmcts_spiel/scripts/match.py" in names
-    assert not [n for n in names if n.startswith(("games/", "bots/", "scripts/"))]
+    assert not [n for n in names if n.startswith(("games/", "bots/", "scripts/", "experiments/",
+                                                  "benchmarks/"))]
+    assert not [n for n in names if "/fig2" in n or "/bench_" in n]  # the lab stays out
     assert not [n for n in names if n.endswith(("/demo", "/test", ".sh"))]  # dev tools stay
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
     # A normal (non-editable) install of that wheel imports both subpackages from itself.

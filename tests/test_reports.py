@@ -92,8 +92,8 @@ def test_figures_are_written_and_bars_take_intervals_without_their_estimate(tmp_
 
 # -- committed tournaments reproduce ------------------------------------------------------
 
-COMMITTED = sorted(p.parent for p in (ROOT / "docs" / "figures" / "tournament").glob(
-    "*/games.csv"))
+COMMITTED = sorted(p.parent for p in (ROOT / "experiments" / "tournaments" / "results").glob(
+    "*/*/games.csv"))
 
 
 @pytest.mark.parametrize("folder", [
@@ -116,3 +116,25 @@ def test_committed_tournament_tables_are_rebuilt_identically_from_their_games(fo
 
 def test_there_are_committed_tournaments_to_check():
     assert "c_g13" in {f.name for f in COMMITTED} and len(COMMITTED) >= 10
+
+
+@pytest.mark.parametrize("interval, shown", [
+    (reports.Interval(-1e-12, -1.1e-12, -0.9e-12, 40), "0.000 (no spread: no interval)"),
+    (reports.Interval(-4e-4, -5e-4, -3e-4, 40), "0.000 +- 0.00010"),
+    (reports.Interval(2e-9, 1e-9, 3e-9, 40), "0.000 (no spread: no interval)"),
+])
+def test_no_interval_prints_as_minus_zero_or_a_zero_half_width(interval, shown):
+    """equilibrium_loss.py printed "-0.000 +- 0.00000000" for losses equal up to rounding."""
+    assert interval.format(sign=False) == shown
+    assert interval.format().lstrip("+") == shown
+
+
+def test_the_legend_of_interval_bars_covers_no_bar(tmp_path):
+    """The tournament's ratings.png had its legend over an error bar."""
+    with plots.saved_figure(tmp_path / "bars.png", (4, 3)) as fig:
+        ax = fig.subplots()
+        plots.interval_bars(ax, ["g1", "g2"], {name: ([100.0, 100.0], [50.0, 50.0],
+                                                      [150.0, 150.0]) for name in "abc"})
+    legend = ax.get_legend().get_window_extent()  # as laid out and saved
+    assert not legend.overlaps(ax.get_window_extent())
+    assert fig.bbox.contains(legend.x1 - 1, legend.y1 - 1)  # and it is inside the figure

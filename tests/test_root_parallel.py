@@ -3,12 +3,14 @@
 import os
 import threading
 
+import numpy as np
 import pyspiel
 import pytest
 
 from smmcts_spiel.bot_specs import make_bot
 from smmcts_spiel.bots import SMMCTSBot
-from smmcts_spiel.search import root_parallel
+from smmcts_spiel.games import kernels
+from smmcts_spiel.search import kernel_engine, root_parallel
 from smmcts_spiel.search.array_engine import ArraySMMCTS
 from smmcts_spiel.search.root_parallel import check_threads, split_budget
 from smmcts_spiel.search.smmcts import final_probabilities
@@ -96,13 +98,16 @@ def test_policy_and_time_limit_with_threads():
     action = bot.step(state)
     assert action in state.legal_actions(1)
     assert all(t.last_iterations > 0 for t in bot.search.searches)
-    policy = bot.policy().action_probabilities(state, 1)
-    assert policy == pytest.approx(dict(zip(bot.search.root.actions[1],
-                                            bot.search.root.strategy(1, "empirical", 0.0, 0.1))))
+    root = bot.search.root
+    for policy, threshold in ((bot.policy(), 0.0), (bot.played_policy(), 0.1)):
+        assert policy.action_probabilities(state, 1) == pytest.approx(dict(zip(
+            root.actions[1], root.strategy(1, "empirical", 0.0, threshold))))
 
 
 @pytest.mark.parametrize("threads, message", [
     (0, "threads must be an integer >= 1"), (1.5, "threads must be an integer >= 1"),
+    (2.0, "threads must be an integer >= 1"), (True, "threads must be an integer >= 1"),
+    ("2", "threads must be an integer >= 1"), (np.int64(0), "threads must be an integer >= 1"),
     (CORES + 1, "more than the .* core"),
 ])
 def test_bad_thread_counts_are_refused(threads, message):
@@ -111,6 +116,39 @@ def test_bad_thread_counts_are_refused(threads, message):
         SMMCTSBot(game, 0, threads=threads)
     with pytest.raises(ValueError, match=message):
         check_threads(threads)
+
+
+@pytest.mark.parametrize("numpy_int", [np.int64, np.int32])
+def test_numpy_thread_counts_are_accepted_as_iterations_are(numpy_int):
+    game = pyspiel.load_game(GOOF5)
+    threads = min(CORES, 2)
+    assert check_threads(numpy_int(threads)) == threads
+    assert type(check_threads(numpy_int(threads))) is int
+    bot = SMMCTSBot(game, 0, iterations=numpy_int(200), seed=0, threads=numpy_int(threads))
+    assert bot.step(game.new_initial_state()) in game.new_initial_state().legal_actions(0)
+
+
+@needs_two_cores
+def test_max_memory_is_the_trees_in_all():
+    """Root parallelism used to give every tree the whole max_memory (threads x the cap)."""
+    game = pyspiel.load_game("goofspiel(num_cards=8,imp_info=False,points_order=descending)")
+    limit = 48 << 20
+    bot = SMMCTSBot(game, 0, iterations=None, time_limit=3600, seed=0, threads=2,
+                    max_memory=limit)
+    trees = bot.search.searches
+    assert sum(t.max_memory for t in trees) <= limit
+    state = game.new_initial_state()
+    assert bot.step(state) in state.legal_actions(0)  # an hour's move: until the trees fill
+    assert all(t.full for t in trees)
+    arrays = [a for t in trees for a in (t.nodes_i, t.nodes_f, t.pool, t.slots, t._scratch,
+                                          *(t._spare or ()))]
+    assert sum(a.nbytes for a in arrays) <= limit
+    # What one tree needs is refused for two, with what two need.
+    minimum = kernel_engine.minimum_memory(kernels.kernel_for(game))
+    with pytest.raises(ValueError, match=rf"shared by the 2 trees of threads=2.*give "
+                                         rf"max_memory >= {2 * minimum}"):
+        SMMCTSBot(game, 0, threads=2, max_memory=minimum)
+    SMMCTSBot(game, 0, threads=2, max_memory=2 * minimum)
 
 
 @needs_two_cores

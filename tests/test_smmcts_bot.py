@@ -1,6 +1,7 @@
 """SMMCTSBot as an OpenSpiel bot: plays OpenSpiel's games through evaluate_bots."""
 
 import gc
+import logging
 import weakref
 
 import numpy as np
@@ -10,6 +11,9 @@ from open_spiel.python.algorithms import mcts
 from open_spiel.python.algorithms.evaluate_bots import evaluate_bots
 
 from smmcts_spiel.bots import SMMCTSBot
+from smmcts_spiel.exact import exploitability, solver
+from smmcts_spiel.games import kernels
+from smmcts_spiel.search.smmcts import reward_range
 
 SELECTORS = ["rm", "rmm", "exp3", "exp3m", "ucb", "ucbm"]
 
@@ -125,7 +129,31 @@ def test_threshold_drops_the_unlikely_actions_from_play_and_policy(engine):
     kept = [p if p >= 0.3 else 0.0 for p in probs]
     assert [p for _, p in policy] == pytest.approx([k / sum(kept) for k in kept])
     assert dict(policy)[action] > 0
-    assert thresholded.policy().action_probabilities(state, 0) == pytest.approx(dict(policy))
+    assert thresholded.played_policy().action_probabilities(state, 0) == pytest.approx(
+        dict(policy))
+    # policy() is the search's own strategy, the same as the unthresholded bot's.
+    assert thresholded.policy().action_probabilities(state, 0) == pytest.approx(
+        dict(zip(dict(policy), probs)))
+
+
+def test_policy_is_the_searchs_converging_strategy_and_played_policy_the_thresholded():
+    # Biased rock-paper-scissors (utilities in [-50, 50]): the equilibrium plays rock 1/16,
+    # which the default final-move threshold (0.1) drops from play; what the search
+    # computes still converges to the equilibrium, and policy() is that.
+    game = pyspiel.load_game("matrix_brps")
+    state = game.new_initial_state()
+    equilibrium = solver.solve(game).action_probabilities(state, 0)
+    nash_conv = {}
+    for iterations in (3_000, 100_000):
+        bot = SMMCTSBot(game, 0, iterations=iterations, seed=0)
+        reported = dict(bot.step_with_policy(state)[0])
+        nash_conv[iterations] = exploitability.evaluate(game, bot.policy()).nash_conv
+    assert nash_conv[100_000] < min(nash_conv[3_000], 0.25)  # 0.25% of the range
+    assert bot.policy().action_probabilities(state, 0) == pytest.approx(equilibrium, abs=0.01)
+    played = bot.played_policy().action_probabilities(state, 0)
+    assert played[0] == 0.0
+    assert exploitability.evaluate(game, bot.played_policy()).nash_conv > 5.0
+    assert played == pytest.approx(reported)
 
 
 def test_policy_export_covers_both_players():
@@ -246,3 +274,58 @@ def test_per_game_defaults_apply_and_explicit_settings_win():
     plain = SMMCTSBot(pyspiel.load_game("matrix_mp"), 0, iterations=10, seed=0).search
     assert (plain.selector, plain.final_strategy, plain.threshold) == (
         BASE_DEFAULTS["selector"], BASE_DEFAULTS["final_strategy"], BASE_DEFAULTS["threshold"])
+
+
+@pytest.mark.parametrize("game_string, engine", [
+    ("blotto(coins=30,fields=5)", "ArraySMMCTS"),  # no kernel; a root too wide to open
+    ("blotto(coins=20,fields=4)", "ArraySMMCTS"),  # the kernel needs 6.1 GB: generic
+    ("blotto(coins=10,fields=3)", "KernelSMMCTS"),  # the kernel fits: kept
+])
+def test_the_default_bot_plays_every_game(game_string, engine, caplog):
+    """blotto(coins=30,fields=5) used to fail ("only decision nodes the search has opened
+    ... have strategies") and blotto(coins=20,fields=4) to be refused on a max_memory the
+    user never set."""
+    game = pyspiel.load_game(game_string)
+    with caplog.at_level(logging.WARNING):
+        bot = SMMCTSBot(game, 0, iterations=50, seed=0)
+        assert type(bot.search).__name__ == engine
+        state = game.new_initial_state()
+        policy, action = bot.step_with_policy(state)
+    assert action in state.legal_actions(0)
+    assert [a for a, _ in policy] == state.legal_actions(0)
+    assert sum(p for _, p in policy) == pytest.approx(1.0)
+    if game_string.startswith("blotto(coins=30"):  # the search's strategy there: uniform
+        assert set(p for _, p in policy) == {1 / len(policy)}
+        assert "reached max_memory" in caplog.text
+    if game_string.startswith("blotto(coins=20"):
+        assert "the generic engine searches it" in caplog.text
+    # An explicit kernel engine is refused with the minimum it needs.
+    if engine == "ArraySMMCTS" and kernels.kernel_for(game) is not None:
+        with pytest.raises(ValueError, match="max_memory"):
+            SMMCTSBot(game, 0, engine="kernel")
+
+
+ROW_PAYOFFS = np.array([[3.0, 1.0], [2.0, 4.0]])
+
+
+@pytest.mark.parametrize("selector", SELECTORS)
+@pytest.mark.parametrize("engine", ["auto", "generic"])  # auto: the normal-form kernel
+def test_a_constant_sum_game_is_searched_as_its_zero_sum_version(selector, engine):
+    """Player 2 paid 100 - A: pyspiel's utility range is both players' hull [1, 99], which
+    squeezed player 1's rewards into 3% of [0, 1] (Exp3 played [0.058, 0.942], UCB [0.341,
+    0.659]); the selectors' rewards now map each player's own range onto [0, 1]."""
+    constant = pyspiel.create_matrix_game(ROW_PAYOFFS.tolist(), (100 - ROW_PAYOFFS).tolist())
+    zero = pyspiel.create_matrix_game(ROW_PAYOFFS.tolist(), (-ROW_PAYOFFS).tolist())
+    assert reward_range(constant) == (1.0, 4.0)
+    state = constant.new_initial_state()
+    solution = solver.solve(constant).state_solution(state)
+    assert solution.value == pytest.approx(solver.solve(zero).value)
+    # The equilibrium (the zero-sum version's): row [0.5, 0.5], column [0.75, 0.25].
+    assert solution.strategies == solver.solve(zero).state_solution(
+        zero.new_initial_state()).strategies
+    bot = SMMCTSBot(constant, 0, selector=selector, iterations=20_000, seed=0, threshold=0.0,
+                    engine=engine)
+    bot.step(state)
+    for player in (0, 1):
+        assert bot.policy().action_probabilities(state, player) == pytest.approx(
+            solution.strategies[player], abs=0.06), player

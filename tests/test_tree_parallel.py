@@ -16,6 +16,7 @@ from smmcts_spiel.bot_specs import make_bot
 from smmcts_spiel.bots import SMMCTSBot
 from smmcts_spiel.search import tree_arrays as ta
 from smmcts_spiel.search.kernel_engine import KernelSMMCTS
+from smmcts_spiel.search.lost_updates import lost_updates
 
 CORES = len(os.sched_getaffinity(0))
 needs_two_cores = pytest.mark.skipif(CORES < 2, reason="threads=2 needs two usable cores")
@@ -160,3 +161,79 @@ def test_thread_scratch_arrays_have_cache_lines_of_their_own():
         own = set(range(start // 64, (start + array.nbytes - 1) // 64 + 1))
         assert not own & lines, "shares a cache line with another thread's array"
         lines |= own
+
+
+# -- the virtual loss (search/in_flight.py) ------------------------------------------------
+
+def tree_arrays_in_use(search):
+    n, p, s = (int(x) for x in search.counters)
+    return (search.nodes_i[:, :n], search.nodes_f[:, :n], search.pool[:p], search.slots[:, :s])
+
+
+@pytest.mark.parametrize("game_string", [
+    "oshi_zumo(coins=10,size=3,horizon=20)", "markov_soccer(horizon=20)",
+    "goofspiel(num_cards=5,points_order=random)"])
+@pytest.mark.parametrize("selector, final_strategy", [
+    ("rm", "empirical"), ("rmm", "empirical"), ("exp3", "average"), ("ucb", "empirical"),
+    ("rmb", "average")])
+def test_one_thread_grows_the_same_tree_with_and_without_the_virtual_loss(
+        game_string, selector, final_strategy):
+    """With no other thread nothing is in flight, so the virtual loss's selection (which
+    runs: the thread publishes its path) is the paper's, bit for bit, and so the tree."""
+    game = pyspiel.load_game(game_string)
+    state = game.new_initial_state()
+    trees = []
+    for virtual_loss in (False, True):
+        search = KernelSMMCTS(game, selector=selector, final_strategy=final_strategy, seed=4,
+                              virtual_loss=virtual_loss)
+        search.run(state, iterations=3000)
+        trees.append(tree_arrays_in_use(search))
+    assert search.flights.shape[1] > 0 and not search.flights[:, 0].any()
+    for paper, with_loss in zip(*trees):
+        np.testing.assert_array_equal(paper, with_loss)
+
+
+@needs_two_cores
+@pytest.mark.parametrize("game_string", [
+    "oshi_zumo(coins=10,size=3,horizon=20)", "markov_soccer(horizon=20)", "blotto"])
+@pytest.mark.parametrize("selector", ["rm", "exp3", "ucb"])
+def test_a_shared_tree_with_the_virtual_loss_is_well_formed_and_leaves_nothing_in_flight(
+        game_string, selector):
+    """After every run no iteration is in flight (each thread's published depth back to 0),
+    the tree's identities hold exactly (no update lost, none added by the virtual loss),
+    and the budget is met."""
+    game = pyspiel.load_game(game_string)
+    search = KernelSMMCTS(game, selector=selector, seed=7, threads=2, virtual_loss=True)
+    state = game.new_initial_state()
+    for iterations in (1, 5000, 20001):
+        search.run(state, iterations=iterations)
+        assert search.last_iterations == iterations
+        assert not search.flights[:, 0].any(), "an iteration left in flight"
+        check_tree(search, fresh_root=True)
+        assert lost_updates(search) == 0
+        search.reset()
+    search.run(state, iterations=None, time_limit=0.05)
+    assert not search.flights[:, 0].any()
+    check_tree(search, fresh_root=True)
+
+
+@needs_two_cores
+@pytest.mark.parametrize("selector", ["rm", "exp3"])
+@pytest.mark.parametrize("game_string,equilibrium", [
+    ("matrix_mp", [0.5, 0.5]),
+    ("matrix_rps", [1 / 3, 1 / 3, 1 / 3]),
+])
+def test_a_shared_tree_with_the_virtual_loss_finds_the_equilibrium(game_string, equilibrium,
+                                                                    selector):
+    game = pyspiel.load_game(game_string)
+    search = KernelSMMCTS(game, selector=selector, seed=1, threads=2, virtual_loss=True)
+    root = search.run(game.new_initial_state(), iterations=40000)
+    for player in (0, 1):
+        np.testing.assert_allclose(root.strategy(player), equilibrium, atol=0.05)
+
+
+@pytest.mark.parametrize("virtual_loss", [1, "yes", None])
+def test_virtual_loss_is_a_bool(virtual_loss):
+    game = pyspiel.load_game("matrix_mp")
+    with pytest.raises(ValueError, match="virtual_loss must be True or False"):
+        KernelSMMCTS(game, virtual_loss=virtual_loss)

@@ -4,8 +4,11 @@
 chosen automatically: every two-player zero-sum simultaneous-move game of OpenSpiel
 (``goofspiel``, ``oshi_zumo``, ``blotto``, ``markov_soccer``, ``capture_the_flag``,
 ``laser_tag`` with ``zero_sum=true``, the one-shot ``matrix_*`` / ``nfg_game`` /
-``normal_form_extensive_game`` games and ``repeated_game`` over them), our ``smmcts_goofspiel``
-and explicit-tree games, and the kernels a user registers with :func:`register_kernel`.
+``normal_form_extensive_game`` games and ``repeated_game`` over them), our ``smmcts_goofspiel``,
+``smmcts_oshi_zumo``, ``smmcts_pursuit_evasion``, ``smmcts_tron`` and explicit-tree games
+(``smmcts_biased_rps`` among them), and the kernels a user registers with
+:func:`register_kernel`. A kernel that names a game comes before one that describes a
+family of games (the one-shot kernel).
 For a game it knows but a parameter set it does not cover, it says why in one log line and
 returns None: the generic engine plays.
 

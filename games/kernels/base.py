@@ -10,8 +10,9 @@ large enough for :func:`limits`):
 * ``initial_state(params) -> state``: the state of ``game.new_initial_state()``.
 * ``status(state, params, data) -> TERMINAL | CHANCE | DECISION``
 * ``legal_actions(state, params, data, player, out) -> k``: the player's pyspiel actions in
-  ``out[:k]``, ascending, as ``state.legal_actions(player)``; ``k = 0`` when the player
-  does not move here (a turn of the other player).
+  ``out[:k]``, ascending, as ``state.legal_actions(player)``; ``k = 0`` where the player
+  does not move: a turn of the other player, a chance node (where pyspiel lists the chance
+  outcomes) and a terminal.
 * ``chance_outcomes(state, params, data, outcomes, probs) -> k``: the outcomes and their
   probabilities, in the order of ``state.chance_outcomes()``.
 * ``apply_actions(state, params, data, action0, action1)``: a joint move (``-1`` for a

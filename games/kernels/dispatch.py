@@ -25,12 +25,14 @@ from smmcts_spiel.games.kernels import (
     markov_soccer,
     normal_form,
     oshi_zumo,
+    pursuit_evasion,
+    tron,
 )
 
 MODULES = (goofspiel, oshi_zumo, explicit_tree, blotto, normal_form, markov_soccer,
-           capture_the_flag, laser_tag)
+           capture_the_flag, laser_tag, pursuit_evasion, tron)
 (GOOFSPIEL, OSHI_ZUMO, EXPLICIT_TREE, BLOTTO, NORMAL_FORM, MARKOV_SOCCER, CAPTURE_THE_FLAG,
- LASER_TAG) = range(len(MODULES))
+ LASER_TAG, PURSUIT_EVASION, TRON) = range(len(MODULES))
 
 
 @numba.njit(cache=True)
@@ -49,7 +51,11 @@ def status(code, state, params, data):
         return markov_soccer.status(state, params, data)
     if code == CAPTURE_THE_FLAG:
         return capture_the_flag.status(state, params, data)
-    return laser_tag.status(state, params, data)
+    if code == LASER_TAG:
+        return laser_tag.status(state, params, data)
+    if code == PURSUIT_EVASION:
+        return pursuit_evasion.status(state, params, data)
+    return tron.status(state, params, data)
 
 
 @numba.njit(cache=True)
@@ -68,7 +74,11 @@ def legal_actions(code, state, params, data, player, out):
         return markov_soccer.legal_actions(state, params, data, player, out)
     if code == CAPTURE_THE_FLAG:
         return capture_the_flag.legal_actions(state, params, data, player, out)
-    return laser_tag.legal_actions(state, params, data, player, out)
+    if code == LASER_TAG:
+        return laser_tag.legal_actions(state, params, data, player, out)
+    if code == PURSUIT_EVASION:
+        return pursuit_evasion.legal_actions(state, params, data, player, out)
+    return tron.legal_actions(state, params, data, player, out)
 
 
 @numba.njit(cache=True)
@@ -87,7 +97,11 @@ def chance_outcomes(code, state, params, data, outcomes, probs):
         return markov_soccer.chance_outcomes(state, params, data, outcomes, probs)
     if code == CAPTURE_THE_FLAG:
         return capture_the_flag.chance_outcomes(state, params, data, outcomes, probs)
-    return laser_tag.chance_outcomes(state, params, data, outcomes, probs)
+    if code == LASER_TAG:
+        return laser_tag.chance_outcomes(state, params, data, outcomes, probs)
+    if code == PURSUIT_EVASION:
+        return pursuit_evasion.chance_outcomes(state, params, data, outcomes, probs)
+    return tron.chance_outcomes(state, params, data, outcomes, probs)
 
 
 @numba.njit(cache=True)
@@ -106,8 +120,12 @@ def apply_actions(code, state, params, data, action0, action1):
         markov_soccer.apply_actions(state, params, data, action0, action1)
     elif code == CAPTURE_THE_FLAG:
         capture_the_flag.apply_actions(state, params, data, action0, action1)
-    else:
+    elif code == LASER_TAG:
         laser_tag.apply_actions(state, params, data, action0, action1)
+    elif code == PURSUIT_EVASION:
+        pursuit_evasion.apply_actions(state, params, data, action0, action1)
+    else:
+        tron.apply_actions(state, params, data, action0, action1)
 
 
 @numba.njit(cache=True)
@@ -126,8 +144,12 @@ def apply_chance(code, state, params, data, outcome):
         markov_soccer.apply_chance(state, params, data, outcome)
     elif code == CAPTURE_THE_FLAG:
         capture_the_flag.apply_chance(state, params, data, outcome)
-    else:
+    elif code == LASER_TAG:
         laser_tag.apply_chance(state, params, data, outcome)
+    elif code == PURSUIT_EVASION:
+        pursuit_evasion.apply_chance(state, params, data, outcome)
+    else:
+        tron.apply_chance(state, params, data, outcome)
 
 
 @numba.njit(cache=True)
@@ -146,7 +168,11 @@ def rewards(code, state, params, data):
         return markov_soccer.rewards(state, params, data)
     if code == CAPTURE_THE_FLAG:
         return capture_the_flag.rewards(state, params, data)
-    return laser_tag.rewards(state, params, data)
+    if code == LASER_TAG:
+        return laser_tag.rewards(state, params, data)
+    if code == PURSUIT_EVASION:
+        return pursuit_evasion.rewards(state, params, data)
+    return tron.rewards(state, params, data)
 
 
 @numba.njit(cache=True)
@@ -165,7 +191,11 @@ def returns(code, state, params, data):
         return markov_soccer.returns(state, params, data)
     if code == CAPTURE_THE_FLAG:
         return capture_the_flag.returns(state, params, data)
-    return laser_tag.returns(state, params, data)
+    if code == LASER_TAG:
+        return laser_tag.returns(state, params, data)
+    if code == PURSUIT_EVASION:
+        return pursuit_evasion.returns(state, params, data)
+    return tron.returns(state, params, data)
 
 
 @numba.njit(cache=True)
@@ -190,4 +220,12 @@ def evaluate(code, evaluator, state, params, data, rng):
         return markov_soccer.rollout(state, params, data, rng)
     if code == CAPTURE_THE_FLAG:
         return capture_the_flag.rollout(state, params, data, rng)
-    return laser_tag.rollout(state, params, data, rng)
+    if code == LASER_TAG:
+        return laser_tag.rollout(state, params, data, rng)
+    if code == PURSUIT_EVASION:
+        if evaluator == 0:
+            return pursuit_evasion.rollout(state, params, data, rng)
+        return pursuit_evasion.heuristic(state, params, data, rng)
+    if evaluator == 0:
+        return tron.rollout(state, params, data, rng)
+    return tron.heuristic(state, params, data, rng)

@@ -1,5 +1,5 @@
-"""The explicit-tree games (``smmcts_random_stacked_matrix``, ``smmcts_matrix_tree``) as a
-numba game kernel.
+"""The explicit-tree games (``smmcts_random_stacked_matrix``, ``smmcts_matrix_tree``,
+``smmcts_biased_rps``) as a numba game kernel.
 
 The state is the node number in :func:`smmcts_spiel.trees.flatten`'s order; the tree's
 arrays are the kernel's parameters: ints ``[num_nodes, kind, rows, cols, child_start,
@@ -20,7 +20,7 @@ from smmcts_spiel.games import explicit_tree
 from smmcts_spiel.games.kernels.base import CHANCE, DECISION, TERMINAL
 from smmcts_spiel.trees.flat import LEAF, MATRIX
 
-SHORT_NAMES = ("smmcts_random_stacked_matrix", "smmcts_matrix_tree")
+SHORT_NAMES = ("smmcts_random_stacked_matrix", "smmcts_matrix_tree", "smmcts_biased_rps")
 #: The leaf evaluator SMMCTSBot uses by default (no heuristic: leaves are arbitrary).
 DEFAULT_EVALUATOR = "random_rollout"
 STATE_SIZE = 1
@@ -81,6 +81,8 @@ def status(state, params, data):
 
 @numba.njit(cache=True)
 def legal_actions(state, params, data, player, out):
+    if _field(params, _KIND, state[0]) != MATRIX:  # a leaf or a chance node
+        return 0
     k = _field(params, _ROWS if player == 0 else _COLS, state[0])
     for a in range(k):
         out[a] = a

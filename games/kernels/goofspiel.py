@@ -2,7 +2,8 @@
 
 The state is a small int64 array (layout in the ``_HAND0``... constants); the rules are
 those of OpenSpiel's C++ game (and :mod:`smmcts_spiel.games.goofspiel`): every round a
-prize is dealt (by chance with ``points_order=random``), both players bid a card at once,
+prize is dealt (by chance with ``points_order=random``; in the seeded fixed order of
+``smmcts_goofspiel``'s ``points_order=shuffled``), both players bid a card at once,
 the higher bid wins the prize, a tie discards it. The game lasts ``num_turns`` rounds (all
 the cards by default, when the last round, where nobody has a choice, is played
 automatically). Bidding card ``c`` is action ``c - 1``; chance outcome ``k`` deals prize
@@ -20,12 +21,14 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from smmcts_spiel.games import goofspiel as goofspiel_game
 from smmcts_spiel.games.kernels.base import CHANCE, DECISION, TERMINAL, Uncovered
 
 SHORT_NAMES = ("goofspiel", "smmcts_goofspiel")
 #: The leaf evaluator SMMCTSBot uses by default (the heuristic is not measured better yet).
 DEFAULT_EVALUATOR = "random_rollout"
-POINTS_ORDERS = ("random", "descending", "ascending")
+POINTS_ORDERS = ("random", "descending", "ascending")  # OpenSpiel's; smmcts_goofspiel's
+_ALL_ORDERS = POINTS_ORDERS + (goofspiel_game.SHUFFLED,)  # shuffled: params hold the order
 RETURNS_TYPES = ("win_loss", "point_difference", "total_points")
 MAX_CARDS = 62  # hands and dealt prizes are bit masks in one int64
 
@@ -33,8 +36,8 @@ MAX_CARDS = 62  # hands and dealt prizes are bit masks in one int64
 _HAND0, _HAND1, _POINTS0, _POINTS1, _PRIZE, _DEALT, _TURN, _OVER, _CHANCE_PENDING = range(9)
 STATE_SIZE = 9
 # Parameter layout.
-_NUM_CARDS, _ORDER, _RETURNS, _NUM_TURNS = range(4)
-_RANDOM, _DESCENDING, _ASCENDING = range(3)
+_NUM_CARDS, _ORDER, _RETURNS, _NUM_TURNS, _SEQUENCE = range(5)  # _SEQUENCE: shuffled only
+_RANDOM, _DESCENDING, _ASCENDING, _SHUFFLED = range(4)
 _WIN_LOSS, _POINT_DIFFERENCE, _TOTAL_POINTS = range(3)
 
 
@@ -65,8 +68,10 @@ def rule_parameters(game) -> tuple[np.ndarray, np.ndarray]:
         raise Uncovered(f"num_turns={turns}: OpenSpiel's game with {n} cards never ends")
     order = p.get("points_order", "random")
     returns = p.get("returns_type", "win_loss")
-    return (np.array([n, POINTS_ORDERS.index(order), RETURNS_TYPES.index(returns), turns],
-                     np.int64), np.zeros(0))
+    sequence = goofspiel_game.shuffled_order(n, p["points_seed"]) \
+        if order == goofspiel_game.SHUFFLED else []
+    return (np.array([n, _ALL_ORDERS.index(order), RETURNS_TYPES.index(returns), turns]
+                     + sequence, np.int64), np.zeros(0))
 
 
 def limits(params: np.ndarray) -> tuple[int, int, int]:
@@ -122,6 +127,8 @@ def initial_state(params):
     if params[_ORDER] == _RANDOM:
         state[_PRIZE] = -1
         state[_CHANCE_PENDING] = 1
+    elif params[_ORDER] == _SHUFFLED:
+        _deal(state, params[_SEQUENCE])
     else:
         _deal(state, 0 if params[_ORDER] == _ASCENDING else n - 1)
     return state
@@ -136,6 +143,8 @@ def status(state, params, data):
 
 @numba.njit(cache=True)
 def legal_actions(state, params, data, player, out):
+    if status(state, params, data) != DECISION:  # (cards may be left at the end)
+        return 0
     hand = state[_HAND0 + player]
     k = 0
     for c in range(params[_NUM_CARDS]):
@@ -174,6 +183,8 @@ def apply_actions(state, params, data, action0, action1):
             state[_CHANCE_PENDING] = 1
         elif params[_ORDER] == _ASCENDING:
             _deal(state, state[_PRIZE] + 1)
+        elif params[_ORDER] == _SHUFFLED:
+            _deal(state, params[_SEQUENCE + turn])
         else:
             _deal(state, state[_PRIZE] - 1)
     if turn == n - 1:
@@ -259,6 +270,9 @@ def heuristic(state, params, data, rng):
                 total += c + 1
         if undealt > 0:
             left += total * to_deal / undealt
+    elif params[_ORDER] == _SHUFFLED:
+        for k in range(1, to_deal + 1):
+            left += params[_SEQUENCE + state[_TURN] + k] + 1
     else:
         step = 1 if params[_ORDER] == _ASCENDING else -1
         for k in range(1, to_deal + 1):

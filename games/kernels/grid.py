@@ -10,6 +10,10 @@ legal at a decision node), the moves wait in the state, and an initiative chance
 (whose move is resolved first, even odds) resolves them. The compiled helpers below take
 the kernel's state fields: ``first_action`` (player 0's pending move, player 1's right
 after it) and ``chance`` (1 while chance is to move).
+
+And the four-connected moves of the AIJ 2016 grid games (``smmcts_pursuit_evasion``,
+``smmcts_tron``): :func:`neighbour`, as :func:`smmcts_spiel.games.grid_moves.neighbour`,
+and a rollout's uniformly random pick among the directions allowed (:func:`random_direction`).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from dataclasses import dataclass, field
 import numba
 import numpy as np
 
+from smmcts_spiel.games import grid_moves
 from smmcts_spiel.games.kernels import base
 from smmcts_spiel.games.kernels.base import DECISION, Uncovered
 
@@ -97,3 +102,36 @@ def random_moves(state, first_action, num_actions, rng):
 def random_initiative(rng):
     """A rollout's initiative outcome: 0 (player 0's move first) or 1, even odds."""
     return 0 if rng.random() < 0.5 else 1
+
+
+_ROW_STEPS = np.array(grid_moves.ROW_STEPS, np.int64)
+_COL_STEPS = np.array(grid_moves.COL_STEPS, np.int64)
+
+
+@numba.njit(cache=True)
+def neighbour(cell, direction, rows, cols):
+    """The cell one step from ``cell`` in ``direction`` (0 north, 1 east, 2 south, 3 west;
+    cells row by row), or -1 off the grid."""
+    r = cell // cols + _ROW_STEPS[direction]
+    c = cell % cols + _COL_STEPS[direction]
+    if 0 <= r < rows and 0 <= c < cols:
+        return r * cols + c
+    return -1
+
+
+@numba.njit(cache=True)
+def random_direction(allowed, rng):
+    """A uniformly random direction among those whose bit is set in ``allowed`` (bit ``d``
+    for direction ``d``; at least one is set)."""
+    pick = min(int(rng.random() * _bit_count(allowed)), _bit_count(allowed) - 1)
+    for d in range(4):
+        if (allowed >> d) & 1:
+            if pick == 0:
+                return d
+            pick -= 1
+    return -1
+
+
+@numba.njit(cache=True)
+def _bit_count(allowed):
+    return (allowed & 1) + ((allowed >> 1) & 1) + ((allowed >> 2) & 1) + ((allowed >> 3) & 1)

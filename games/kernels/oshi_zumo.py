@@ -1,4 +1,5 @@
-"""Oshi-Zumo (OpenSpiel's ``oshi_zumo``) as a numba game kernel.
+"""Oshi-Zumo (OpenSpiel's ``oshi_zumo``, and ``smmcts_oshi_zumo``, the same game with the
+AIJ 2016 study's position returns) as a numba game kernel.
 
 Both players start with ``coins`` coins and a wrestler in the middle of a field of
 ``2 * size + 3`` positions (0 and ``2 * size + 2`` are off the edge). Each turn both bid at
@@ -6,8 +7,9 @@ once (at least ``min_bid``, or all they have left if less); the higher bid pushe
 wrestler one step towards the other player and both bids are paid. The game ends when the
 wrestler leaves the field, both are out of coins, or after ``horizon`` turns; the player
 who pushed the wrestler off wins, otherwise the one on whose opposite side the wrestler
-stands (a draw in the middle, or always with ``alesia``). Rules as OpenSpiel's C++ source;
-every parameter set is covered.
+stands (a draw in the middle, or always with ``alesia``); with ``returns_type=position``
+(``smmcts_oshi_zumo``) player 0 gets the wrestler's offset towards player 1's edge instead.
+Rules as OpenSpiel's C++ source; every parameter set is covered.
 """
 
 from __future__ import annotations
@@ -18,14 +20,14 @@ import numpy as np
 from smmcts_spiel.games.kernels import base
 from smmcts_spiel.games.kernels.base import DECISION, TERMINAL
 
-SHORT_NAMES = ("oshi_zumo",)
+SHORT_NAMES = ("oshi_zumo", "smmcts_oshi_zumo")
 #: The leaf evaluator SMMCTSBot uses by default: at 0.1 s per move against OpenSpiel's C++
 #: MCTSBot the heuristic scored +0.035 +- 0.116 where random rollouts scored -0.270 +- 0.104
-#: (200 games each on oshi_zumo(coins=10,size=3,horizon=20); docs/tournament.md).
+#: (200 games each on oshi_zumo(coins=10,size=3,horizon=20); experiments/tournaments/NOTES.md).
 DEFAULT_EVALUATOR = "heuristic"
 _COINS0, _COINS1, _POSITION, _MOVES, _WINNER = range(5)
 STATE_SIZE = 5
-_START_COINS, _SIZE, _HORIZON, _MIN_BID, _ALESIA = range(5)
+_START_COINS, _SIZE, _HORIZON, _MIN_BID, _ALESIA, _POSITION_RETURNS = range(6)
 # The weights of the heuristic, as in smmcts_spiel.search.evaluators.OshiZumoEvaluator.
 _POSITION_WEIGHT, _COIN_WEIGHT = 4.0, 8.0
 
@@ -33,8 +35,9 @@ _POSITION_WEIGHT, _COIN_WEIGHT = 4.0, 8.0
 def parameters(game) -> tuple[np.ndarray, np.ndarray]:
     """The kernel's (int, float) parameter arrays for ``game``."""
     p = game.get_parameters()
-    return (np.array([p["coins"], p["size"], p["horizon"], p["min_bid"], int(p["alesia"])],
-                     np.int64), np.zeros(0))
+    position = int(p.get("returns_type", "win_loss") == "position")
+    return (np.array([p["coins"], p["size"], p["horizon"], p["min_bid"], int(p["alesia"]),
+                      position], np.int64), np.zeros(0))
 
 
 def limits(params: np.ndarray) -> tuple[int, int, int]:
@@ -68,6 +71,8 @@ def status(state, params, data):
 
 @numba.njit(cache=True)
 def legal_actions(state, params, data, player, out):
+    if status(state, params, data) != DECISION:
+        return 0
     coins = state[_COINS0 + player]
     k = 0
     for bid in range(params[_MIN_BID], coins + 1):
@@ -103,6 +108,8 @@ def returns(state, params, data):
     """Player 0's return (0 until the game ends)."""
     if status(state, params, data) != TERMINAL:
         return 0.0
+    if params[_POSITION_RETURNS]:
+        return float(state[_POSITION] - params[_SIZE] - 1)
     if state[_WINNER] == 0:
         return 1.0
     if state[_WINNER] == 1:
@@ -143,9 +150,10 @@ def heuristic(state, params, data, rng):
 
     Exact at terminals. Elsewhere the formula of
     :class:`smmcts_spiel.search.evaluators.OshiZumoEvaluator` (its weights were fitted to
-    exact values; docs/tournament.md): ``tanh(4 x + 8 y)`` with ``x`` the wrestler's offset
+    exact values; experiments/tournaments): ``tanh(4 x + 8 y)`` with ``x`` the wrestler's offset
     towards player 2's edge in units of ``size + 1`` and ``y = (c1 - c2) / (c1 + c2)``; a
-    player whose broke opponent cannot stop it walking to the edge wins outright.
+    player whose broke opponent cannot stop it walking to the edge wins outright. With
+    position returns the same estimate times ``size + 1``.
     """
     if status(state, params, data) == TERMINAL:
         return returns(state, params, data)
@@ -154,9 +162,10 @@ def heuristic(state, params, data, rng):
     c0 = state[_COINS0]
     c1 = state[_COINS1]
     steps = max(1, params[_MIN_BID] + 1)  # the cheapest bid that beats a broke opponent
+    scale = float(reach) if params[_POSITION_RETURNS] else 1.0
     if c1 == 0 and c0 >= steps * (reach - offset):
-        return 1.0
+        return scale
     if c0 == 0 and c1 >= steps * (reach + offset):
-        return -1.0
+        return -scale
     y = (c0 - c1) / (c0 + c1) if c0 + c1 > 0 else 0.0
-    return np.tanh(_POSITION_WEIGHT * offset / reach + _COIN_WEIGHT * y)
+    return scale * np.tanh(_POSITION_WEIGHT * offset / reach + _COIN_WEIGHT * y)

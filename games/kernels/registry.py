@@ -9,6 +9,7 @@ import types
 from dataclasses import dataclass
 
 import numba
+import numba.extending
 import numpy as np
 import pyspiel
 from absl import logging
@@ -22,9 +23,9 @@ _USER_MODULES: list[types.ModuleType] = []
 # (a kernel without a heuristic evaluates with its rollout).
 EVALUATORS = {"random_rollout": 0, "heuristic": 1}
 _EVALUATOR_FUNCTIONS = {"random_rollout": "rollout", "heuristic": "heuristic"}
-_REQUIRED = ("SHORT_NAMES", "parameters", "limits", "initial_state", "status", "legal_actions",
-             "chance_outcomes", "apply_actions", "apply_chance", "rewards", "returns",
-             "rollout")
+_COMPILED = ("initial_state", "status", "legal_actions", "chance_outcomes", "apply_actions",
+             "apply_chance", "rewards", "returns", "rollout")
+_REQUIRED = ("DEFAULT_EVALUATOR", "parameters", "limits") + _COMPILED
 _logged: set[str] = set()  # games whose uncovered parameters were logged
 
 
@@ -85,10 +86,7 @@ def kernel_from_module(game: pyspiel.Game, module: types.ModuleType,
 
     Raises :class:`Uncovered` when the module or the kernel engine cannot describe it.
     """
-    missing = [name for name in _REQUIRED if not hasattr(module, name)]
-    if missing:
-        raise ValueError(f"kernel module {module.__name__} lacks {', '.join(missing)} "
-                         "(the protocol of smmcts_spiel.games.kernels.base)")
+    check_module(module)
     params, data = module.parameters(game)
     if game.num_players() != 2:
         raise Uncovered(f"{game.num_players()} players: kernels describe two-player games")
@@ -101,9 +99,13 @@ def kernel_from_module(game: pyspiel.Game, module: types.ModuleType,
                            pyspiel.GameType.Information.ONE_SHOT):
         raise Uncovered("imperfect information: SM-MCTS kernels describe games whose state "
                         "both players see")
-    params = np.ascontiguousarray(params, np.int64)
+    params = _integers(params, f"{module.__name__}.parameters() params",
+                       "non-integer parameters belong in data (float64)")
     data = np.ascontiguousarray(data, np.float64)
-    actions, outcomes, depth = (int(x) for x in module.limits(params))
+    limits = _integers(module.limits(params), f"{module.__name__}.limits()",
+                       "counts of actions, chance outcomes and nodes")
+    actions, outcomes, depth = (int(x) for x in limits)
+    _check_state(module.initial_state(params), module)
     if actions * actions > MAX_JOINT_ACTIONS:
         raise Uncovered(f"{actions} actions per player: more joint actions than the "
                         f"{MAX_JOINT_ACTIONS:,} a compiled node holds")
@@ -126,10 +128,7 @@ def register_kernel(module: types.ModuleType) -> None:
     it once per process (numba does not cache it: tens of seconds); check it first with
     :func:`check_kernel`.
     """
-    missing = [name for name in _REQUIRED if not hasattr(module, name)]
-    if missing:
-        raise ValueError(f"kernel module {module.__name__} lacks {', '.join(missing)} "
-                         "(the protocol of smmcts_spiel.games.kernels.base)")
+    check_module(module)
     if module not in _USER_MODULES:
         _USER_MODULES.insert(0, module)
 
@@ -138,6 +137,57 @@ def unregister_kernel(module: types.ModuleType) -> None:
     """Undo :func:`register_kernel`."""
     if module in _USER_MODULES:
         _USER_MODULES.remove(module)
+
+
+def check_module(module: types.ModuleType) -> None:
+    """Raise ValueError unless ``module`` has what the protocol of :mod:`.base` asks: every
+    function and constant, a known ``DEFAULT_EVALUATOR`` (with its function), and numba
+    functions where compiled code calls them."""
+    name = module.__name__
+    missing = [f for f in _REQUIRED if not hasattr(module, f)]
+    if not hasattr(module, "SHORT_NAMES") and not hasattr(module, "describes"):
+        missing.insert(0, "SHORT_NAMES (or describes)")
+    if missing:
+        raise ValueError(f"kernel module {name} lacks {', '.join(missing)} "
+                         "(the protocol of smmcts_spiel.games.kernels.base)")
+    evaluator = module.DEFAULT_EVALUATOR
+    if not isinstance(evaluator, str) or evaluator not in EVALUATORS:
+        raise ValueError(f"kernel module {name}: DEFAULT_EVALUATOR must be one of "
+                         f"{', '.join(map(repr, EVALUATORS))}, got {evaluator!r}")
+    if not hasattr(module, _EVALUATOR_FUNCTIONS[evaluator]):
+        raise ValueError(f"kernel module {name}: DEFAULT_EVALUATOR is {evaluator!r} but the "
+                         f"module has no {_EVALUATOR_FUNCTIONS[evaluator]} function")
+    compiled = _COMPILED + (("heuristic",) if hasattr(module, "heuristic") else ())
+    plain = [f for f in compiled if not numba.extending.is_jitted(getattr(module, f))]
+    if plain:
+        raise ValueError(f"kernel module {name}: {', '.join(plain)} must be numba functions "
+                         "(compiled searches call them): decorate each with "
+                         "@numba.njit(cache=True)")
+
+
+def _integers(values, what: str, fix: str) -> np.ndarray:
+    """``values`` as an int64 array, refused where that would change a value (2.5 -> 2)."""
+    given = np.asarray(values)
+    if given.dtype.kind in "biu":
+        return np.ascontiguousarray(given, np.int64)
+    try:
+        floats = given.astype(np.float64).ravel()
+    except (TypeError, ValueError):
+        raise ValueError(f"{what} must be integers (int64), got {given.dtype}: {fix}") from None
+    exact = np.isfinite(floats) & (floats == np.round(floats)) & (np.abs(floats) < 2.0**63)
+    if not exact.all():
+        raise ValueError(f"{what} must be integers (int64), got {given.dtype} values "
+                         f"{floats[~exact][:5].tolist()}: {fix}")
+    return np.ascontiguousarray(given.astype(np.int64))
+
+
+def _check_state(state, module: types.ModuleType) -> None:
+    """Refuse an initial state the compiled engines cannot type (e.g. float64)."""
+    if not isinstance(state, np.ndarray) or state.dtype != np.int64 or state.ndim != 1:
+        got = (f"a {state.dtype} array of shape {state.shape}" if isinstance(state, np.ndarray)
+               else type(state).__name__)
+        raise ValueError(f"kernel module {module.__name__}: initial_state must return a "
+                         f"one-dimensional int64 array (np.zeros(n, np.int64)), got {got}")
 
 
 def _describes(module: types.ModuleType, game: pyspiel.Game) -> bool:
@@ -150,6 +200,12 @@ def _module_for(game: pyspiel.Game) -> tuple[types.ModuleType | None, int]:
     for module in _USER_MODULES:
         if _describes(module, game):
             return module, USER_CODE
+    # A kernel that names the game comes before one that describes a family of games (the
+    # one-shot kernel would take a one-round pursuit-evasion or Tron game, and not cover it).
+    name = game.get_type().short_name
+    for code, module in enumerate(MODULES):
+        if name in module.SHORT_NAMES:
+            return module, code
     for code, module in enumerate(MODULES):
         if _describes(module, game):
             return module, code

@@ -14,7 +14,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import linprog
 
 #: Games with at most this many rows and columns try :func:`_small_simplex` before HiGHS.
 SMALL_GAME_SIZE = 12
@@ -165,6 +164,8 @@ def _linear_program(a: np.ndarray) -> MatrixGameSolution:
     a_eq = np.zeros((1, m + 1))
     a_eq[0, :m] = 1.0
     bounds = [(0, None)] * m + [(None, None)]
+    from scipy.optimize import linprog  # imported when used: it takes a second to import
+
     res = linprog(c, A_ub=a_ub, b_ub=np.zeros(n), A_eq=a_eq, b_eq=[1.0], bounds=bounds,
                   method="highs")
     if res.status != 0:

@@ -43,23 +43,33 @@ class RunnerFlags:
         return {"workers": self.workers.value or os.cpu_count(), "backend": self.backend.value}
 
 
+def _in_help(holder: flags.FlagHolder) -> flags.FlagHolder:
+    """``holder``'s flag listed by the program's ``--help``, which shows the flags its main
+    module defines (the shared flags are defined here, on its behalf)."""
+    flags.FLAGS.register_key_flag_for_module(sys.argv[0], flags.FLAGS[holder.name])
+    return holder
+
+
 def define_seed(help_text: str = "Base seed of every game and run.") -> flags.FlagHolder:
     """The ``--seed`` flag: a non-negative integer (numpy's seed sequences refuse others)."""
-    return flags.DEFINE_integer("seed", 0, help_text, lower_bound=0)
+    return _in_help(flags.DEFINE_integer("seed", 0, help_text, lower_bound=0))
 
 
 def define_publish(committed: str = "the committed results") -> flags.FlagHolder:
-    """The ``--publish`` flag: without it nothing is written into docs/ or data/."""
-    return flags.DEFINE_bool("publish", False, f"Write {committed}; needed for any output "
-                             "under docs/ or data/, where the committed results live.")
+    """The ``--publish`` flag: without it nothing is written where committed results live
+    (:func:`smmcts_spiel.experiments.outputs.check_output`)."""
+    return _in_help(flags.DEFINE_bool(
+        "publish", False, f"Write {committed}; needed for any output under docs/, "
+        "experiments/ or benchmarks/, or onto a file git tracks, where the committed results "
+        "live."))
 
 
 def define_solver_limits() -> flags.FlagHolder:
     """The ``--solver_limits`` flag: ``--nosolver_limits`` lifts the exact solver's size
     limits (:func:`smmcts_spiel.exact.solver.check_size`) for a game known to be solvable."""
-    return flags.DEFINE_bool(
+    return _in_help(flags.DEFINE_bool(
         "solver_limits", True, "Refuse, before solving, a game the exact solver estimates "
-        "above its limits (states, minutes, stage size); --nosolver_limits solves it anyway.")
+        "above its limits (states, minutes, stage size); --nosolver_limits solves it anyway."))
 
 
 def solver_limits_kwargs(holder: flags.FlagHolder) -> dict:
@@ -83,22 +93,33 @@ def define_runner_flags(experiment: str) -> RunnerFlags:
     """Define the shared flags; finished jobs go to ``results/<experiment>`` by default."""
     return RunnerFlags(
         seed=define_seed(),
-        workers=flags.DEFINE_integer("workers", None, "Worker processes (default: all cores).",
-                                     lower_bound=1),
-        backend=flags.DEFINE_enum("backend", "process", list(BACKENDS),
-                                  "Where jobs run: local process pool, Ray, or this process."),
-        ray_address=flags.DEFINE_string("ray_address", None,
-                                        "Ray cluster address (default: a local Ray)."),
-        results_dir=flags.DEFINE_string(
+        workers=_in_help(flags.DEFINE_integer(
+            "workers", None, "Worker processes (default: all cores).", lower_bound=1)),
+        backend=_in_help(flags.DEFINE_enum(
+            "backend", "process", list(BACKENDS),
+            "Where jobs run: local process pool, Ray, or this process.")),
+        ray_address=_in_help(flags.DEFINE_string(
+            "ray_address", None, "Ray cluster address (default: a local Ray).")),
+        results_dir=_in_help(flags.DEFINE_string(
             "results_dir", f"results/{experiment}",
             "Finished jobs, one file each (an interrupted run resumes from them); delete the "
-            "folder to start afresh."),
+            "folder to start afresh.")),
     )
 
 
 def split(text: str | None) -> list[str]:
     """The items of a ``;``-separated flag value (game strings, bot specs), stripped."""
     return [item.strip() for item in (text or "").split(";") if item.strip()]
+
+
+def check_choices(values: list[str], choices, flag: str) -> list[str]:
+    """``values`` if there are some and each is one of ``choices``; ValueError naming the
+    flag, the unknown values and the choices."""
+    unknown = [v for v in values if v not in choices]
+    if unknown or not values:
+        raise ValueError(f"{flag}: unknown {unknown or 'nothing given'}; choose from "
+                         f"{', '.join(choices)}")
+    return values
 
 
 def split_games(text: str | None) -> list[str]:
@@ -162,22 +183,44 @@ def positive_finite(value: float | None) -> bool:
 def usage_error(message: str) -> NoReturn:
     """Stop the script with a short usage error (status 2): ``<script>: error: message``."""
     name = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else "script"
-    sys.stderr.write(f"{name}: error: {message}\n(run {name} with --helpshort to see its "
-                     "flags)\n")
+    sys.stderr.write(f"{name}: error: {message}\n(run {name} --help to see its flags)\n")
     sys.exit(2)
 
 
+_HELP_FLAGS = ("help", "helpshort", "helpfull", "helpxml", "h", "?")
+
+
 def parse_flags(argv: list[str]) -> list[str]:
-    """``flags.FLAGS(argv)``, a bad value stopping the script with a short usage error."""
+    """``flags.FLAGS(argv)``, a bad value stopping the script with a short usage error; a
+    help flag prints the help and exits with status 0 (absl's with 1)."""
+    asked = any(arg.lstrip("-").partition("=")[0] in _HELP_FLAGS
+                for arg in argv[1:] if arg.startswith("-"))
     try:
         argv = flags.FLAGS(argv)
     except flags.Error as error:
         usage_error(str(error))
+    except SystemExit as done:
+        if asked and done.code == 1:  # the help was printed
+            sys.exit(0)
+        raise
     for name in flags.FLAGS:  # absl's bounds let NaN through: no comparison fails on it
         value = flags.FLAGS[name].value
         if isinstance(value, float) and math.isnan(value):
             usage_error(f"--{name}={value} is not a number")
     return argv
+
+
+def main_of(work: Callable[[], Any]) -> Callable[[list[str]], Any]:
+    """An absl ``main`` that does ``work()``, its ValueError (a bad flag value found while
+    checking) shown as a usage error (:func:`run`)."""
+
+    def main(argv: list[str]) -> Any:
+        try:
+            return work()
+        except ValueError as e:
+            raise app.UsageError(str(e)) from None
+
+    return main
 
 
 def run(main: Callable[[list[str]], Any]) -> None:
@@ -187,7 +230,8 @@ def run(main: Callable[[list[str]], Any]) -> None:
     ``main``) prints one short message and where the help is, not the whole ``--help``
     (absl's default), and exits with status 2, like argparse, so callers can tell it from
     a failure of the work itself. Scripts take flags only: a positional argument is a
-    usage error.
+    usage error. Ctrl-C stops the script with one line (status 130, as a shell reports
+    SIGINT), not a traceback: what it finished (result files, checkpoints) is kept.
     """
 
     def main_with_usage_status(argv):
@@ -198,5 +242,10 @@ def run(main: Callable[[list[str]], Any]) -> None:
             return main(argv)
         except app.UsageError as error:
             usage_error(str(error))
+        except KeyboardInterrupt:
+            name = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else "script"
+            sys.stderr.write(f"\n{name}: interrupted; the work finished so far is kept (a "
+                             "resumable run continues from it)\n")
+            sys.exit(130)
 
     app.run(main_with_usage_status, flags_parser=parse_flags)

@@ -1,5 +1,5 @@
 """How much the selectors' exploration constants (Exp3's gamma, UCB's c) cost or gain, measured
-against exact solutions: the jobs of ``scripts/tune_exploration.py``.
+against exact solutions: the jobs of ``experiments/tune_exploration/tune_exploration.py``.
 
 Two measures, both at fixed iteration budgets (so they do not depend on the machine):
 

@@ -1,4 +1,4 @@
-"""Exploitability of online search in imperfect-information games (issue 14).
+"""Exploitability of online search in imperfect-information games.
 
 Two kinds of strategy are scored with OpenSpiel's ``exploitability.nash_conv``:
 
@@ -298,7 +298,7 @@ def online_point(game_string: str, method: str, budget, kind: str, seed: int,
 
 def exploitability_job(game: str, method: str, budgets, kind: str, seed: int,
                        params: dict | None = None) -> dict[str, np.ndarray]:
-    """One job of ``scripts/imperfect_exploitability.py``: a root curve over the
+    """One job of ``experiments/imperfect/imperfect_exploitability.py``: a root curve over the
     checkpoints ``budgets`` (``kind="root"``), or one online point (one budget; the
     method's settings updated with ``params``)."""
     if method in ROOT_METHODS:

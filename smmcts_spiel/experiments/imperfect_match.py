@@ -1,8 +1,8 @@
 """Head-to-head matches of imperfect-information bots at equal wall-clock time per move.
 
-:func:`make_bot` builds every bot of issue 14's comparison from a name, a game and a time
-per move (kept here, apart from the match runner's spec registry, until the bot specs are
-merged there). OpenSpiel's ISMCTSBot plays through the ``ismcts`` bot's time budget
+:func:`make_bot` builds every bot of the imperfect-information comparison from a name, a
+game and a time per move (kept here, apart from the match runner's spec registry, until the
+bot specs are merged there). OpenSpiel's ISMCTSBot plays through the ``ismcts`` bot's time budget
 (:class:`~smmcts_spiel.bots.openspiel_bots.ISMCTSBot`); MMCTSBot takes a number of
 simulations, not a time, so it is wrapped: it trains in small batches until the time is
 up.
@@ -64,7 +64,7 @@ def make_bot(name: str, game: pyspiel.Game, player_id: int, time_limit: float,
              seed: int) -> pyspiel.Bot:
     """A fresh, seeded bot ``name`` (one of :data:`BOT_NAMES`) with ``time_limit`` s/move."""
     if name in ("oos", "oos_paper", "oos_threshold"):
-        # oos_threshold: the default final-move threshold of SMMCTSBot (issue 12); the
+        # oos_threshold: the default final-move threshold of SMMCTSBot; the
         # others the threshold of their preset.
         threshold = DEFAULT_THRESHOLD if name == "oos_threshold" else None
         return OOSBot(game, player_id, iterations=None, time_limit=time_limit, seed=seed,
@@ -129,7 +129,8 @@ def summary(returns) -> dict:
 
 def pair_job(game: str, bot_a: str, bot_b: str, num_games: int, time_limit: float,
              seed: int) -> dict[str, np.ndarray]:
-    """One match of ``scripts/imperfect_match.py`` as arrays (a resumable runner job)."""
+    """One match of ``experiments/imperfect/imperfect_match.py`` as arrays (a resumable runner
+    job)."""
     result = play_pair(pyspiel.load_game(game), bot_a, bot_b, num_games, time_limit, seed,
                        progress=False)
     iterations = [-1 if result["iterations"][n] is None else result["iterations"][n]

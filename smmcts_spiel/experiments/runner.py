@@ -34,6 +34,7 @@ import numpy as np
 from absl import logging
 from tqdm.auto import tqdm
 
+from smmcts_spiel import checks, extras
 from smmcts_spiel.experiments import outputs
 
 BACKENDS = ("process", "ray", "serial")
@@ -61,16 +62,22 @@ def run_jobs(
     ray_address: str | None = None,
     desc: str = "jobs",
     progress: bool = True,
+    pool: ProcessPoolExecutor | None = None,
 ) -> dict[str, Result]:
     """``{key: fn(**jobs[key])}`` for every key, reusing results saved by earlier calls.
 
     ``backend`` is ``"process"`` (a local pool of ``workers`` processes, default the number
     of cores), ``"ray"`` (``ray.init(ray_address)``; a local cluster when None) or
     ``"serial"`` (this process). Finished results are saved one file per key as they
-    arrive, so interrupting loses at most the jobs in flight.
+    arrive, so interrupting loses at most the jobs in flight. ``pool``: the process pool
+    of :func:`process_pool` to run on (``backend="process"`` only), kept open for the next
+    call unless this one fails or is interrupted; None: a pool of this call's own.
     """
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
+    if pool is not None and backend != "process":
+        raise ValueError(f"a process pool was given, but backend={backend!r}; pass "
+                         "backend='process' or no pool")
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
                                 or workers < 1):
         raise ValueError(f"workers must be a positive integer (or None for all cores), "
@@ -102,7 +109,7 @@ def run_jobs(
             for key in todo:
                 finish(key, fn(**jobs[key]))
         elif backend == "process":
-            _run_on_pool(fn, jobs, todo, workers or os.cpu_count() or 1, finish)
+            _run_on_pool(fn, jobs, todo, workers or os.cpu_count() or 1, finish, pool)
         else:
             _run_on_ray(fn, jobs, todo, ray_address, workers, finish)
     finally:
@@ -110,11 +117,26 @@ def run_jobs(
     return {key: results[key] for key in jobs}
 
 
-def _run_on_pool(fn, jobs, todo, workers, finish) -> None:
+@contextlib.contextmanager
+def process_pool(workers: int | None = None) -> Iterator[ProcessPoolExecutor]:
+    """A local process pool for several :func:`run_jobs` calls (their ``pool``): its
+    workers start once (each imports the package and loads numba's cache), not per call."""
+    pool = _new_pool(workers or os.cpu_count() or 1)
+    try:
+        yield pool
+    finally:
+        pool.shutdown()
+
+
+def _new_pool(workers: int) -> ProcessPoolExecutor:
     # spawn: numba's compiled code and threads do not survive fork reliably; the on-disk
     # numba cache makes the start-up cheap.
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
+    return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
                                initializer=die_with_parent, initargs=(os.getpid(),))
+
+
+def _run_on_pool(fn, jobs, todo, workers, finish, shared: ProcessPoolExecutor | None) -> None:
+    pool = shared if shared is not None else _new_pool(workers)
     try:
         with exit_on_sigterm():
             pending: dict[Future, str] = {}
@@ -133,14 +155,16 @@ def _run_on_pool(fn, jobs, todo, workers, finish) -> None:
         for process in multiprocessing.active_children():
             process.terminate()
         raise
-    pool.shutdown()
+    if shared is None:
+        pool.shutdown()
 
 
 def _run_on_ray(fn, jobs, todo, ray_address, workers, finish) -> None:
     try:
-        import ray
-    except ImportError:
-        raise ValueError("backend='ray' needs Ray: pip install 'smmcts-spiel[ray]'") from None
+        with extras.required("ray", "backend='ray'"):
+            import ray
+    except extras.MissingExtraError as error:
+        raise ValueError(str(error)) from None
     if not ray.is_initialized():
         ray.init(address=ray_address, num_cpus=workers if ray_address is None else None,
                  include_dashboard=False, log_to_driver=False)
@@ -174,6 +198,8 @@ def _jsonable(value):
         return value.tolist()
     if isinstance(value, np.generic):
         return value.item()
+    if callable(value) and hasattr(value, "__qualname__"):  # a function: its name, not its id
+        return f"{value.__module__}.{value.__qualname__}"
     return repr(value)
 
 
@@ -203,8 +229,7 @@ def _load_result(path: str, record: str) -> Result | None:
     Raises ValueError if the file holds this key's result for other arguments.
     """
     try:
-        with np.load(path, allow_pickle=False) as saved:
-            arrays = {name: saved[name] for name in saved.files}
+        arrays = checks.load_npz(path)
         saved_record = str(arrays.pop(_JOB_RECORD))
         checksum = str(arrays.pop(_CHECKSUM))
     except Exception as e:  # noqa: BLE001  (truncated, empty, garbage: any reader error)
@@ -249,6 +274,26 @@ def die_with_parent(parent_pid: int) -> None:
         libc.prctl(pr_set_pdeathsig, signal.SIGKILL, 0, 0, 0)
     if os.getppid() != parent_pid:  # The parent died before the line above.
         os._exit(1)
+
+
+def _call_into(queue, function: Callable, args: tuple) -> None:
+    queue.put(function(*args))
+
+
+def call_within(function: Callable, args: tuple, seconds: float):
+    """``function(*args)`` computed in a forked process, or None if it takes longer than
+    ``seconds`` (the process is killed then) or dies; for benchmarks with a budget per
+    run. The result comes back through a queue: it must pickle."""
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    process = context.Process(target=_call_into, args=(queue, function, args))
+    process.start()
+    process.join(seconds)
+    if process.is_alive():
+        process.kill()
+        process.join()
+        return None
+    return queue.get() if not queue.empty() else None
 
 
 @contextlib.contextmanager
@@ -296,6 +341,6 @@ def write_params(path: str | os.PathLike, params: Mapping[str, Any], **timings: 
     record = dict(params)
     record.update(timings)
     record["written_at_utc"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    with open(path, "w") as f:
+    with outputs.replaced_file(path) as f:
         json.dump(record, f, indent=1, sort_keys=True)
         f.write("\n")

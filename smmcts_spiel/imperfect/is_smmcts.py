@@ -36,7 +36,7 @@ with the same arithmetic, so both grow the same trees from the same seed.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 import pyspiel
@@ -45,9 +45,6 @@ from open_spiel.python import policy as policy_lib
 from smmcts_spiel import checks
 from smmcts_spiel.imperfect.information_sets import WorldSampler
 from smmcts_spiel.search.selectors import parse_selector, sample_index, selector_factory
-
-if TYPE_CHECKING:  # the compiled engine imports this module
-    from smmcts_spiel.imperfect.is_smmcts_kernel import KernelInformationSetSMMCTS
 
 FINAL_STRATEGIES = ("empirical", "empirical_no_exploration", "average")
 SELECTORS = ("rm", "exp3", "ucb")
@@ -228,10 +225,20 @@ class InformationSetSMMCTS:
         self.iterations = 0
 
 
+class StrategySearch(Protocol):
+    """What :class:`ISPolicy` reads of a search: :class:`InformationSetSMMCTS` or the
+    compiled engine (:mod:`smmcts_spiel.imperfect.is_smmcts_kernel`, which imports this
+    module)."""
+
+    game: pyspiel.Game
+
+    def strategy(self, state: pyspiel.State, player: int): ...
+
+
 class ISPolicy(policy_lib.Policy):
     """The final strategies of both trees as an OpenSpiel policy of ``game``."""
 
-    def __init__(self, search: InformationSetSMMCTS | KernelInformationSetSMMCTS):
+    def __init__(self, search: StrategySearch):
         super().__init__(search.game, [0, 1])
         self._search = search
 

@@ -1,13 +1,14 @@
 """MMCTS for Phantom Tic-Tac-Toe on flat arrays, compiled with numba.
 
-The same algorithm as :class:`smmcts_spiel.mmcts.MultipleTreeSearch` (read its docstring),
-specialised to classical Phantom Tic-Tac-Toe (:mod:`smmcts_spiel.phantom_ttt_arrays`) so
-that millions of iterations take minutes instead of days. A player's information state is
-the sequence of its attempts and their outcomes (placed or refused), so its tree is a dense
-child table ``children[player, node, 2 * cell + refused]``; each node holds the Exp3 reward
-sums ``rewards[player, node, cell]`` and visit counts ``counts[player, node, cell]`` over
-the nine cells, of which the legal ones (not known taken) are used. The selector arithmetic
-is :func:`smmcts_spiel.selectors.exp3_probabilities` and ``sample_index`` compiled as is.
+The same algorithm as :class:`smmcts_spiel.imperfect.mmcts.MultipleTreeSearch` (read its
+docstring), specialised to classical Phantom Tic-Tac-Toe
+(:mod:`smmcts_spiel.games.phantom_ttt_rules`) so that millions of iterations take minutes
+instead of days. A player's information state is the sequence of its attempts and their
+outcomes (placed or refused), so its tree is a dense child table
+``children[player, node, 2 * cell + refused]``; each node holds the Exp3 reward sums
+``rewards[player, node, cell]`` and visit counts ``counts[player, node, cell]`` over the
+nine cells, of which the legal ones (not known taken) are used. The selector arithmetic is
+:func:`smmcts_spiel.search.selectors.exp3_probabilities` and ``sample_index`` compiled as is.
 
 It consumes one ``rng.random()`` per decision in the order of play, like the generic
 engine, so both grow identical trees from the same seed (checked in the tests).
@@ -156,7 +157,7 @@ class PhantomTTTMultipleTreeSearch:
         mmcts.check_game(game)
         if not phantom_ttt_rules.is_array_phantom_ttt(game):
             raise ValueError(f"{game} is not classical Phantom Tic-Tac-Toe; use "
-                             "smmcts_spiel.mmcts.MultipleTreeSearch for other games")
+                             "smmcts_spiel.imperfect.mmcts.MultipleTreeSearch for other games")
         self.game = game
         self.gamma = selectors.check_gamma(gamma)
         self.seed = seed
@@ -258,14 +259,10 @@ class PhantomTTTMultipleTreeSearch:
         so a cache is never reused for other training parameters.
         """
         try:
-            with np.load(path, allow_pickle=False) as data:
-                arrays = {name: data[name] for name in data.files}
-        except (OSError, ValueError, EOFError) as e:  # zipfile.BadZipFile is an OSError too
+            arrays = checks.load_npz(path)
+        except ValueError as e:
             raise ValueError(f"MMCTS tree file {path}: cannot read it ({e}); delete it to "
                              "train again") from None
-        except Exception as e:  # noqa: BLE001  (zip and npy errors of any kind)
-            raise ValueError(f"MMCTS tree file {path}: cannot read it "
-                             f"({type(e).__name__}: {e}); delete it to train again") from None
         record = _check_tree_file(path, arrays)
         for name, value in expected.items():
             if name not in record:

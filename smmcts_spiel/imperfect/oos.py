@@ -83,17 +83,17 @@ MAX_WEIGHT = 1e6
 #:   between the moves of a game.
 #:
 #: ``default``: the paper's search with less targeting, ``delta=0.5``, chosen by
-#: measurement (docs/imperfect_information.md, issue 24): against OpenSpiel's ISMCTS on
+#: measurement (experiments/imperfect/NOTES.md): against OpenSpiel's ISMCTS on
 #: II-Goofspiel(6) at 0.1 s per move it is at least as strong as 0.9 (0.99 is behind), and
 #: whole-game NashConv after 30,000 targeted iterations on Kuhn falls from 0.10-0.13 at
 #: ``delta=0.9`` to 0.05-0.06 (90% of the samples through one information set leave the
 #: rest of the game 10% of them, weighted 10x). It plays its average strategy without the
 #: actions below 0.3 (``final_strategy="average"``, ``threshold=0.3``; thresholding,
-#: Ganzfried & Sandholm 2012), the setting that met every pre-registered target of issue
-#: 24 (P9, P10): against random on II-Goofspiel(6) +0.615 (the current strategy, the
-#: previous default: +0.470), not behind ISMCTS at 0.1 s per move on any of the four games
-#: and ahead at 1 s. The current strategy bids a low card on the largest prize four times
-#: in ten; the thresholded average does not.
+#: Ganzfried & Sandholm 2012), the setting that met every pre-registered target of its
+#: registered runs (P9, P10): against random on II-Goofspiel(6) +0.615 (the current
+#: strategy, the previous default: +0.470), not behind ISMCTS at 0.1 s per move on any of
+#: the four games and ahead at 1 s. The current strategy bids a low card on the largest
+#: prize four times in ten; the thresholded average does not.
 PRESETS = {
     "paper": dict(delta=0.9, epsilon=0.4, gamma=0.01, weighting=True, final_strategy="current",
                   threshold=0.0),
@@ -201,9 +201,10 @@ class OOSStrategies:
         tables, or no average yet)."""
         raise NotImplementedError
 
-    def policy(self) -> OOSPolicy:
-        """Both players' average strategies as a policy of ``search_game``."""
-        return OOSPolicy(self)
+    def policy(self, final_strategy: str = "average") -> OOSPolicy:
+        """Both players' average (or ``final_strategy``) strategies as a policy of
+        ``search_game``."""
+        return OOSPolicy(self, check_final_strategy(final_strategy))
 
 
 class OutcomeSampling(OOSStrategies):
@@ -405,17 +406,19 @@ class OutcomeSampling(OOSStrategies):
 
 
 class OOSPolicy(policy_lib.Policy):
-    """The OOS average strategy, answering for states of the searched (sequential) game.
+    """The OOS average strategy (or the ``final_strategy`` given), answering for states of
+    the searched (sequential) game.
 
     Information sets the search never reached play uniformly. For a simultaneous game the
     states are those of its turn-based conversion: give ``search.search_game`` to
     ``open_spiel.python.algorithms.exploitability.nash_conv``.
     """
 
-    def __init__(self, search: OOSStrategies):
+    def __init__(self, search: OOSStrategies, final_strategy: str = "average"):
         super().__init__(search.search_game, [0, 1])
         self._search = search
+        self._final_strategy = final_strategy
 
     def action_probabilities(self, state, player_id=None):
-        actions, probs = self._search.average_strategy(state, player_id)
+        actions, probs = self._search.strategy(state, player_id, self._final_strategy)
         return dict(zip(actions, probs))

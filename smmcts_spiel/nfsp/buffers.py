@@ -12,7 +12,28 @@ from the numpy generator they are given, so a seeded run is reproducible.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
+
 import numpy as np
+
+from smmcts_spiel import checks
+
+
+def check_memory(items: Mapping[str, tuple], capacities: Mapping[str, int], batch: int,
+                 run: str) -> None:
+    """Refuse, before anything is allocated, memories that would not fit in half the
+    machine's memory once full: ``capacities[name]`` items of the fields ``items[name]``
+    (``(shape, dtype)`` each), plus ``batch`` items sampled at once from the largest."""
+    sizes = {name: sum(math.prod(shape) * np.dtype(dtype).itemsize for shape, dtype in fields)
+             for name, fields in items.items()}
+    total = sum(capacities[name] * size for name, size in sizes.items())
+    total += batch * max(sizes.values())
+    shown = ", ".join(f"{name}_capacity={capacities[name]}" for name in items)
+    checks.check_size(total, checks.PHYSICAL_MEMORY // 2,
+                      f"{run}'s memories ({shown}, batches of {batch} items)",
+                      "lower batch_size or the capacities (half the machine's memory is the "
+                      "limit)", unit="bytes")
 
 
 class ReplayBuffer:

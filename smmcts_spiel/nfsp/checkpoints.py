@@ -20,15 +20,15 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import tempfile
 import typing
-import zipfile
 from collections.abc import Callable, Mapping
 
 import jax
 import numpy as np
 import pyspiel
 
+from smmcts_spiel import checks
+from smmcts_spiel.experiments import outputs
 from smmcts_spiel.nfsp import networks
 
 FORMAT = "smmcts_spiel.nfsp checkpoint"
@@ -49,26 +49,20 @@ def save(path: str | os.PathLike, kind: str, meta: Mapping, arrays: Mapping[str,
     """Write ``arrays`` and the JSON-able ``meta`` to ``path`` (atomically: a temporary file
     in the same folder, renamed over ``path`` when complete)."""
     document = json.dumps({"format": FORMAT, "version": VERSION, "kind": kind, **meta})
-    folder = os.path.dirname(os.fspath(path)) or "."
-    handle, temporary = tempfile.mkstemp(dir=folder, prefix=".checkpoint-", suffix=".npz")
-    try:
-        with os.fdopen(handle, "wb") as f:
-            if _META in arrays:
-                raise ValueError(f"an array may not be named {_META!r}")
-            fields: dict[str, typing.Any] = {_META: np.array(document),
-                                             **{k: np.asarray(v) for k, v in arrays.items()}}
-            np.savez(f, **fields)
-        os.replace(temporary, path)
-    except BaseException:
-        os.unlink(temporary)
-        raise
+    if _META in arrays:
+        raise ValueError(f"an array may not be named {_META!r}")
+    fields: dict[str, typing.Any] = {_META: np.array(document),
+                                     **{k: np.asarray(v) for k, v in arrays.items()}}
+    with outputs.replaced_file(path, "wb") as f:
+        np.savez(f, **fields)
 
 
 def load(path: str | os.PathLike, kind: str | None) -> tuple[dict, dict[str, np.ndarray]]:
     """The metadata and arrays of the checkpoint of ``kind`` (None: any) at ``path``.
 
     Raises :class:`CheckpointError` for a missing, truncated, corrupted, pickled or
-    foreign file, or a checkpoint of another kind of run.
+    foreign file, a file declaring more than it holds (:func:`smmcts_spiel.checks.load_npz`),
+    NaN or infinite numbers, or a checkpoint of another kind of run.
     """
     name = os.fspath(path)
     try:
@@ -82,11 +76,10 @@ def load(path: str | os.PathLike, kind: str | None) -> tuple[dict, dict[str, np.
             f"arbitrary code when loaded: refused. Checkpoints are now .npz files with JSON "
             f"metadata; retrain, or save the run again with a version you trust")
     try:
-        with np.load(name, allow_pickle=False) as npz:
-            arrays = {key: npz[key] for key in npz.files}
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile, KeyError) as e:
+        arrays = checks.load_npz(name)
+    except ValueError as e:
         raise CheckpointError(f"checkpoint {name} is truncated or corrupted, or not a "
-                              f"checkpoint ({type(e).__name__}: {e})") from None
+                              f"checkpoint ({e})") from None
     document = arrays.pop(_META, None)
     try:
         if document is None or document.dtype.kind != "U" or document.shape != ():
@@ -103,19 +96,79 @@ def load(path: str | os.PathLike, kind: str | None) -> tuple[dict, dict[str, np.
     if meta.get("kind") not in ((kind,) if kind else KINDS):
         raise CheckpointError(f"checkpoint {name} holds a {meta.get('kind')!r} run, not "
                               f"{'a ' + repr(kind) if kind else 'one of ' + ', '.join(KINDS)}")
+    for key, array in arrays.items():
+        if array.dtype.kind in "fc" and not np.isfinite(array).all():
+            raise CheckpointError(f"checkpoint {name}: {key} holds NaN or infinite values (a "
+                                  "run that diverged, or a corrupted file); use an earlier "
+                                  "checkpoint or train again")
     return meta, arrays
 
 
-def load_run(path: str | os.PathLike, game: str | pyspiel.Game | None = None):
-    """The MC-NFSP or ANFSP run saved at ``path`` (whichever it holds); with ``game``,
-    refuses a run trained on another game."""
-    # Imported here: both modules import this one.
-    from smmcts_spiel.nfsp.anfsp import ANFSP
-    from smmcts_spiel.nfsp.mc_nfsp import MCNFSP
+class Checkpointed(typing.Protocol):
+    """What a run (``MCNFSP``, ``ANFSP``) tells :func:`save_run` and :func:`load_as`."""
 
-    meta, _ = load(path, None)
-    kinds: dict[str, type[MCNFSP] | type[ANFSP]] = {"mc_nfsp": MCNFSP, "anfsp": ANFSP}
-    return kinds[meta["kind"]].load(path, game)
+    KIND: typing.ClassVar[str]  # its kind of checkpoint (one of KINDS)
+    CONFIG: typing.ClassVar[type]  # its configuration's dataclass
+    TREES: typing.ClassVar[tuple[str, ...]]  # its pytrees: parameters and optimiser states
+    COUNTERS: typing.ClassVar[dict[str, type]]  # its counters and their types
+    config: typing.Any
+    rng: np.random.Generator
+
+    def __init__(self, config: typing.Any) -> None: ...
+
+    def memory_items(self) -> dict:
+        """(shape, dtype) of each field of each memory's items, by the memory's name."""
+
+    @staticmethod
+    def initial_trees(config: typing.Any, game: pyspiel.Game) -> dict:
+        """The pytrees a fresh run of ``config`` on ``game`` starts from, by name."""
+
+    def restored(self) -> None:
+        """Called once a loaded run holds its pytrees, memories and counters."""
+
+
+Run = typing.TypeVar("Run", bound=Checkpointed)
+
+
+def save_run(run: Checkpointed, path: str | os.PathLike) -> None:
+    """Everything needed to continue ``run`` bit for bit (its pytrees, memories, generator
+    and counters), in a checkpoint that runs no code when loaded."""
+    arrays, memories = {}, {}
+    for name in run.TREES:
+        arrays.update(flatten(getattr(run, name), name))
+    for name in run.memory_items():
+        memories[name], fields = buffer_arrays(getattr(run, name), name)
+        arrays.update(fields)
+    save(path, run.KIND, {
+        "config": config_to_json(run.config),
+        "counters": {k: getattr(run, k) for k in run.COUNTERS},
+        "memories": memories, "rng": rng_state(run.rng)}, arrays)
+
+
+def load_as(cls: type[Run], path: str | os.PathLike, game: str | pyspiel.Game | None = None,
+            network=None) -> Run:
+    """The run of class ``cls`` saved at ``path``, ready to continue; with ``game``, refuses
+    a run trained on another game (or board size), with ``network`` (a configuration) one
+    whose network is not ``network``'s. Raises :class:`CheckpointError` for a file that is
+    not a checkpoint of a ``cls`` run or does not fit its own configuration."""
+    source = os.fspath(path)
+    meta, arrays = load(path, cls.KIND)
+    config = config_from_json(cls.CONFIG, meta.get("config"), source)
+    trained = check_game(config.game, game, source)
+    check_network(config, network, source)
+    trees = restore_trees(lambda: cls.initial_trees(config, trained), cls.TREES, arrays,
+                          source, networks.describe(config))
+    counts = counters(meta, cls.COUNTERS, source)
+    run = cls(config)
+    memories = meta.get("memories")
+    for name, items in run.memory_items().items():
+        kept = memories.get(name) if isinstance(memories, dict) else None
+        restore_buffer(getattr(run, name), kept, arrays, name, items, source)
+    set_rng_state(run.rng, meta.get("rng"), source)
+    for name, value in {**trees, **counts}.items():
+        setattr(run, name, value)
+    run.restored()
+    return run
 
 
 # -- pieces of a run -----------------------------------------------------------------------

@@ -24,10 +24,9 @@ there.
 
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, ClassVar, cast
 
 import jax
 import jax.numpy as jnp
@@ -37,7 +36,7 @@ import pyspiel
 
 from smmcts_spiel import checks
 from smmcts_spiel.nfsp import checkpoints, mcts, networks
-from smmcts_spiel.nfsp.buffers import ReplayBuffer, ReservoirBuffer
+from smmcts_spiel.nfsp.buffers import ReplayBuffer, ReservoirBuffer, check_memory
 from smmcts_spiel.nfsp.networks import NumpyNet, legal_mask, legal_probabilities
 from smmcts_spiel.nfsp.policy import NetworkPolicy, tensor_reader, tensor_size
 from smmcts_spiel.search.selectors import sample_index
@@ -78,7 +77,7 @@ class Config:
 class MCNFSP:
     """One MC-NFSP run: networks, memories, and the self-play loop."""
 
-    # The networks' parameters and optimiser states (pytrees; _TREES), set by __init__/load.
+    # The networks' parameters and optimiser states (pytrees; TREES), set by __init__/load.
     br_params: Any
     avg_params: Any
     br_opt_state: Any
@@ -105,8 +104,11 @@ class MCNFSP:
         self.num_actions = self.game.num_distinct_actions()
         self.rng = np.random.default_rng(config.seed)
         self.board = networks.board_shape(self.game, config.network)
+        check_memory(self.memory_items(), {"replay": config.replay_capacity,
+                                            "reservoir": config.reservoir_capacity},
+                     config.batch_size, "MC-NFSP")
         self.br_net, self.avg_net, self.br_opt, self.avg_opt = _model(config, self.game)
-        for name, tree in _initial_trees(config, self.game).items():
+        for name, tree in self.initial_trees(config, self.game).items():
             setattr(self, name, tree)
         self.replay = ReplayBuffer(config.replay_capacity, self.rng)
         self.reservoir = ReservoirBuffer(config.reservoir_capacity, self.rng)
@@ -258,28 +260,37 @@ class MCNFSP:
 
     # -- checkpoints --------------------------------------------------------------------
 
-    _COUNTERS = {"episodes": int, "train_seconds": float, "cpu_seconds": float}
+    KIND: ClassVar[str] = "mc_nfsp"
+    CONFIG: ClassVar[type] = Config
+    TREES: ClassVar[tuple[str, ...]] = ("br_params", "avg_params", "br_opt_state",
+                                        "avg_opt_state")
+    COUNTERS: ClassVar[dict[str, type]] = {"episodes": int, "train_seconds": float,
+                                           "cpu_seconds": float}
 
-    def _memory_items(self) -> dict:
+    def memory_items(self) -> dict:
         """(shape, dtype) of each field of the memories' items."""
         x, n = (tensor_size(self.game),), (self.num_actions,)
         return {"replay": ((x, np.float32), (n, np.float32), (n, np.float32), ((), np.float32)),
                 "reservoir": ((x, np.float32), (n, np.float32), ((), np.int32))}
 
+    @staticmethod
+    def initial_trees(config: Config, game: pyspiel.Game) -> dict:
+        """The networks' initial parameters and their optimisers' states (``TREES``)."""
+        br_net, avg_net, br_opt, avg_opt = _model(config, game)
+        x = jnp.zeros((1, tensor_size(game)))
+        k1, k2 = jax.random.split(jax.random.PRNGKey(config.seed))
+        br_params, avg_params = br_net.init(k1, x), avg_net.init(k2, x)
+        return dict(zip(MCNFSP.TREES, (br_params, avg_params, br_opt.init(br_params),
+                                       avg_opt.init(avg_params))))
+
+    def restored(self) -> None:
+        self._refresh()
+
     def save(self, path) -> None:
         """Everything needed to continue bit for bit (parameters, optimisers, memories,
         generator, counters) in a checkpoint that runs no code when loaded
-        (:mod:`~smmcts_spiel.nfsp.checkpoints`)."""
-        arrays, memories = {}, {}
-        for name in _TREES:
-            arrays.update(checkpoints.flatten(getattr(self, name), name))
-        for name in self._memory_items():
-            memories[name], fields = checkpoints.buffer_arrays(getattr(self, name), name)
-            arrays.update(fields)
-        checkpoints.save(path, "mc_nfsp", {
-            "config": checkpoints.config_to_json(self.config),
-            "counters": {k: getattr(self, k) for k in self._COUNTERS},
-            "memories": memories, "rng": checkpoints.rng_state(self.rng)}, arrays)
+        (:func:`smmcts_spiel.nfsp.checkpoints.save_run`)."""
+        checkpoints.save_run(self, path)
 
     @classmethod
     def load(cls, path, game: str | pyspiel.Game | None = None,
@@ -289,29 +300,7 @@ class MCNFSP:
         whose network is not ``network``'s. Raises
         :class:`~smmcts_spiel.nfsp.checkpoints.CheckpointError` for a file that is not a
         checkpoint of an MC-NFSP run or does not fit its own configuration."""
-        source = os.fspath(path)
-        meta, arrays = checkpoints.load(path, "mc_nfsp")
-        config = checkpoints.config_from_json(Config, meta.get("config"), source)
-        trained = checkpoints.check_game(config.game, game, source)
-        checkpoints.check_network(config, network, source)
-        trees = checkpoints.restore_trees(lambda: _initial_trees(config, trained), _TREES,
-                                          arrays, source, networks.describe(config))
-        counts = checkpoints.counters(meta, cls._COUNTERS, source)
-        run = cls(config)
-        memories = meta.get("memories")
-        for name, items in run._memory_items().items():
-            counters = memories.get(name) if isinstance(memories, dict) else None
-            checkpoints.restore_buffer(getattr(run, name), counters, arrays, name, items,
-                                       source)
-        checkpoints.set_rng_state(run.rng, meta.get("rng"), source)
-        for name, value in {**trees, **counts}.items():
-            setattr(run, name, value)
-        run._refresh()
-        return run
-
-
-#: The run's pytrees: parameters and optimiser states.
-_TREES = ("br_params", "avg_params", "br_opt_state", "avg_opt_state")
+        return checkpoints.load_as(cls, path, game, network)
 
 
 def _model(config: Config, game: pyspiel.Game) -> tuple:
@@ -319,13 +308,3 @@ def _model(config: Config, game: pyspiel.Game) -> tuple:
     return (networks.make(config, game, value_head=True),
             networks.make(config, game, value_head=False),
             optax.adam(config.br_learning_rate), optax.adam(config.avg_learning_rate))
-
-
-def _initial_trees(config: Config, game: pyspiel.Game) -> dict:
-    """The networks' initial parameters and their optimisers' states (``_TREES``)."""
-    br_net, avg_net, br_opt, avg_opt = _model(config, game)
-    x = jnp.zeros((1, tensor_size(game)))
-    k1, k2 = jax.random.split(jax.random.PRNGKey(config.seed))
-    br_params, avg_params = br_net.init(k1, x), avg_net.init(k2, x)
-    return dict(zip(_TREES, (br_params, avg_params, br_opt.init(br_params),
-                             avg_opt.init(avg_params))))

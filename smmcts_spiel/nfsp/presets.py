@@ -10,7 +10,7 @@ convolutional ones (``network="conv"``, :mod:`smmcts_spiel.nfsp.networks`, with 
 the text lost chosen there); ANFSP's are the paper's asynchronous actor-learners
 (``design="actor_learners"``, :mod:`smmcts_spiel.nfsp.anfsp`).
 
-``tuned``: the settings our published measurements ran with (``docs/mc_nfsp.md``).
+``tuned``: the settings our published measurements ran with (``experiments/nfsp/NOTES.md``).
 
 Each function returns a configuration; keyword arguments override single fields (the
 seed, a script's flags); an override of None keeps the preset's value (a flag not given).

@@ -18,6 +18,7 @@ from collections.abc import Callable
 import numpy as np
 from tqdm import tqdm
 
+from smmcts_spiel.experiments import outputs
 from smmcts_spiel.reports import intervals, plots, tables
 from smmcts_spiel.reports.intervals import Interval
 
@@ -71,15 +72,21 @@ def prepare_csv(path: str, learners: dict, resume: bool) -> None:
     """Start ``path`` with the rows the learners' states cover (``learners`` by (algorithm,
     seed)): with ``resume``, the rows of other (algorithm, seed) pairs and, for each one
     here, those up to its checkpoint's training time (a row written after the last
-    checkpoint is measured again); else none."""
+    checkpoint is measured again, and so is a row cut short by an interruption); else none.
+    The file is replaced at once (:func:`~smmcts_spiel.experiments.replaced_file`), so an
+    interruption here loses no row."""
     rows = []
     if resume and os.path.exists(path):
         with open(path, newline="") as f:
             for row in csv.DictReader(f):
-                run = learners.get((row["algorithm"], int(row["seed"])))
-                if run is None or float(row["train_seconds"]) <= round(run.train_seconds, 2):
+                try:
+                    run = learners.get((row["algorithm"], int(row["seed"])))
+                    measured, *_ = (float(row[k]) for k in FIELDS[2:])  # all numbers
+                except (TypeError, ValueError):  # the last row, cut short: measured again
+                    continue
+                if run is None or measured <= round(run.train_seconds, 2):
                     rows.append(row)
-    with open(path, "w", newline="") as f:
+    with outputs.replaced_file(path, newline="") as f:
         writer = csv.DictWriter(f, FIELDS)
         writer.writeheader()
         writer.writerows(rows)

@@ -16,9 +16,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 CONFIDENCE = 0.95
+_MOST_DIGITS = 8  # decimals of the smallest half-width shown; below it, no spread
 
 
 @dataclass(frozen=True)
@@ -44,11 +44,15 @@ class Interval:
         """``+0.250 +- 0.130`` (``style="+-"``) or ``+0.250 [+0.120, +0.380]``
         (``style="[]"``); an undefined interval prints the estimate and why it has none."""
         signed = "+" if sign else ""
-        estimate = f"{self.estimate:{signed}.{digits}f}"
+        # A value that rounds to zero is shown as 0, never -0.000.
+        estimate = f"{round(self.estimate, digits) or 0.0:{signed}.{digits}f}"
         if not self.defined:
             return f"{estimate} ({self.why_undefined})"
+        if self.half_width < 5 * 10.0 ** -(_MOST_DIGITS + 1):  # rounding noise, not spread
+            return f"{estimate} (no spread: no interval)"
         # Enough decimals that a small but non-zero interval is never shown as 0.000.
-        shown = max(digits, min(8, 1 - math.floor(math.log10(max(self.half_width, 1e-300)))))
+        shown = max(digits, min(_MOST_DIGITS,
+                                1 - math.floor(math.log10(max(self.half_width, 1e-300)))))
         if style == "[]":
             return f"{estimate} [{self.low:{signed}.{shown}f}, {self.high:{signed}.{shown}f}]"
         return f"{estimate} +- {self.half_width:.{shown}f}"
@@ -79,6 +83,8 @@ def mean_interval(values: Sequence[float] | np.ndarray,
         return _undefined(mean, 1, "n=1: too few for an interval")
     if np.all(x == x[0]):
         return _undefined(mean, x.size, f"all {x.size} equal: no interval")
+    from scipy import stats  # imported when used: it takes a second to import
+
     ci = stats.ttest_1samp(x, popmean=0.0).confidence_interval(confidence)
     return Interval(mean, float(ci.low), float(ci.high), int(x.size))
 
@@ -90,6 +96,8 @@ def rate_interval(successes: int, trials: int, confidence: float = CONFIDENCE) -
     if trials < 1 or not 0 <= successes <= trials:
         raise ValueError(f"a rate needs 0 <= successes <= trials and trials >= 1, got "
                          f"{successes} of {trials}")
+    from scipy import stats  # imported when used: it takes a second to import
+
     ci = stats.binomtest(successes, trials).proportion_ci(confidence, method="wilson")
     return Interval(successes / trials, float(ci.low), float(ci.high), trials)
 
@@ -103,6 +111,8 @@ def interval_from_standard_error(estimate: float, standard_error: float, n: int,
         return _undefined(estimate, n, f"n={n}: too few for an interval")
     if not standard_error > 0:
         return _undefined(estimate, n, f"no spread in {n} values: no interval")
+    from scipy import stats  # imported when used: it takes a second to import
+
     low, high = stats.t.interval(confidence, degrees_of_freedom, loc=estimate,
                                  scale=standard_error)
     return Interval(float(estimate), float(low), float(high), int(n))

@@ -17,6 +17,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from smmcts_spiel import extras
+
 #: One colour per selector in every figure of the SM-MCTS experiments; an "M" (mean)
 #: variant has a lighter shade of its selector's colour and a dashed line.
 SELECTOR_COLORS = {"rm": "tab:red", "rmm": "tab:orange", "exp3": "tab:blue",
@@ -40,10 +42,8 @@ def saved_figure(path: str | os.PathLike, figsize: tuple[float, float],
                  dpi: int = 110) -> Iterator[Any]:
     """A new figure, laid out (``tight_layout``) and written to ``path`` when the block ends
     without an error."""
-    try:
+    with extras.required("plot", "drawing figures"):
         from matplotlib.figure import Figure
-    except ImportError:
-        raise ImportError("figures need matplotlib: pip install 'smmcts-spiel[plot]'") from None
     figure = Figure(figsize=figsize)
     yield figure
     figure.tight_layout()
@@ -84,7 +84,8 @@ def interval_bars(ax, groups: Sequence[str],
                   max_label: int = 40) -> None:
     """Grouped bars: for each series ``name: (values, lows, highs)`` (one of each per group)
     a bar per group with its interval as an error bar (an interval that does not contain
-    its estimate, as a bootstrap's may not, is drawn up to the estimate)."""
+    its estimate, as a bootstrap's may not, is drawn up to the estimate), and the series'
+    legend to the right of the axes, where it covers no bar."""
     width = 0.8 / max(len(series), 1)
     x = np.arange(len(groups))
     for k, (name, (values, lows, highs)) in enumerate(series.items()):
@@ -94,3 +95,4 @@ def interval_bars(ax, groups: Sequence[str],
     ax.set_xticks(x, [g if len(g) < max_label else g[:max_label - 3] + "..." for g in groups],
                   rotation=15, ha="right", fontsize=7)
     ax.axhline(0, color="black", lw=0.5)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)

@@ -11,7 +11,10 @@ walks) live in :mod:`smmcts_spiel.imperfect`; they build on the selectors here.
   compiled arrays, the generic path of ``SMMCTSBot``;
 * :mod:`.kernel_engine`: the same algorithm compiled with numba on a game kernel
   (:mod:`smmcts_spiel.games.kernels`), the fast path of ``SMMCTSBot``;
-* :mod:`.tree_arrays`: the array tree the two compiled engines share;
+* :mod:`.kernel_arrays`: what a kernel search allocates (its rooms, each thread's arrays);
+* :mod:`.tree_arrays`: the array tree the two compiled engines share (a package: layout,
+  atomics, compiled operations, memory, node views, the Python base class);
 * :mod:`.root_parallel`: several trees searched at once in threads, statistics merged;
+* :mod:`.engines`: which engine searches a game, with how many trees (``make_search``);
 * :mod:`.matrix_tree_engine`: the same algorithm compiled with numba on explicit trees.
 """

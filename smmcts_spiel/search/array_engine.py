@@ -169,7 +169,7 @@ def _advance(budget, kind, n1, n2, value, floats, nodes_i, nodes_f, pool, slots,
                       nodes_i, nodes_f, pool, slots, False, False, no_slots)
             ta.back_up(depth, value, path_node, path_i, path_j, in_slots, mean_variant,
                        selector, track_average, floats, nodes_i, nodes_f, pool, slots, no_f,
-                       no_slots)
+                       no_slots, path_node[:0])
             done += 1
             mode = IDLE
     gamma = floats[GAMMA]
@@ -186,7 +186,7 @@ def _advance(budget, kind, n1, n2, value, floats, nodes_i, nodes_f, pool, slots,
         if kind == TERMINAL:
             ta.back_up(depth, nodes_f[U1, node], path_node, path_i, path_j, in_slots,
                        mean_variant, selector, track_average, floats, nodes_i, nodes_f, pool,
-                       slots, no_f, no_slots)
+                       slots, no_f, no_slots, path_node[:0])
             done += 1
             mode = IDLE
             continue
@@ -293,7 +293,14 @@ class ArraySMMCTS(ArrayTreeSearch):
         self._states, self._actions = [], []
         self._ints[MODE] = NEEDS_ROOT
         kind, n1, n2, value = self._describe(state.clone())
-        self._advance(0, kind, n1, n2, value)
+        # A root with more actions or outcomes than the first arrays hold grows them first.
+        while self._advance(0, kind, n1, n2, value)[0] == FULL:
+            nodes, pool, slots = current = self._capacity()
+            wanted = (nodes, max(pool, 2 * n1), max(slots, 2 * (n1 + 1)))
+            if wanted == current or self._bytes(wanted) > self.max_memory:
+                raise ValueError(f"max_memory={self.max_memory} bytes cannot hold the root of "
+                                 f"{self.game} ({n1} actions or chance outcomes): raise it")
+            self._resize(*wanted)
         return int(self._ints[ROOT])
 
     def _kept(self, order: np.ndarray) -> None:
@@ -367,17 +374,21 @@ class ArraySMMCTS(ArrayTreeSearch):
         kind, n1, n2, value = DECISION, 0, 0, 0.0
         done = 0
         arrays = (self._floats, self.nodes_i, self.nodes_f, self.pool, self.slots, self._ints)
+        # A node whose last missing child is being made: its state goes once the child is
+        # in the arrays (not before: an exception, a KeyboardInterrupt in the evaluator,
+        # would leave it with an untried joint action and no state).
+        drop = -1
         while True:
             why, node, action, k = _advance(iterations - done, kind, n1, n2, value, *arrays)
+            if drop >= 0 and self.counters[NUM_NODES] == len(states):
+                states[drop] = None  # every child exists: the state is no longer needed
+                drop = -1
             done += k
             if why == DONE:
                 return done
             if why == FULL or why == TOO_DEEP:
-                if why == FULL:
-                    if not self._grow_for(node, n1):
-                        return done  # max_memory reached: the run stops
-                else:
-                    self._grow_path()
+                if not (self._grow_for(node, n1) if why == FULL else self._grow_path()):
+                    return done  # max_memory reached: the run stops
                 arrays = (self._floats, self.nodes_i, self.nodes_f, self.pool, self.slots,
                           self._ints)
                 continue
@@ -391,7 +402,7 @@ class ArraySMMCTS(ArrayTreeSearch):
             else:  # one action of player 1: joint action j
                 child.apply_action(second[action])
             if why & LAST:
-                states[node] = None  # every child exists: the state is no longer needed
+                drop = node
             kind, n1, n2, value = self._describe(child)
             if why & EXPAND and kind != TERMINAL:
                 value = evaluate(child)
@@ -408,9 +419,12 @@ class ArraySMMCTS(ArrayTreeSearch):
         evaluate = evaluator.evaluate
         return lambda state: evaluate(state)[0]
 
-    def _grow_path(self) -> None:
-        """Double the path's room, keeping the path of the iteration in progress."""
+    def _grow_path(self) -> bool:
+        """Double the path's room, keeping the path of the iteration in progress; False
+        (the tree is full) if the arrays and the new path would pass ``max_memory``."""
         old, length = self._ints, int(self._ints[PATH_LENGTH])
+        if self._bytes(self._capacity()) + 8 * (PATH + 6 * length) > self.max_memory:
+            return self._stop_full()
         ints = np.zeros(PATH + 6 * length, np.int64)
         ints[:PATH] = old[:PATH]
         for k in range(3):
@@ -418,6 +432,7 @@ class ArraySMMCTS(ArrayTreeSearch):
                 old[PATH + k * length:PATH + (k + 1) * length])
         ints[PATH_LENGTH] = 2 * length
         self._ints, self.counters = ints, ints[COUNTERS:COUNTERS + 3]
+        return True
 
     def _grow_for(self, node: int, outcomes: int) -> bool:
         """Grow the arrays for what _advance needed: the pending chance child's

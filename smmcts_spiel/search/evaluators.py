@@ -75,7 +75,7 @@ class OpenSpielRolloutEvaluator:
     (seeded once from ``seed``), with a chance seed drawn from ``seed``'s generator per
     playout: the distribution of :class:`RandomRolloutEvaluator` (at simultaneous nodes
     each player picks uniformly and independently), in C++. On OpenSpiel's C++ games a
-    playout costs a third to a quarter of the Python one (docs/benchmarks.md); on
+    playout costs a third to a quarter of the Python one (benchmarks/NOTES.md); on
     Python-defined games the game's own methods dominate and the two cost about the same.
     """
 
@@ -119,7 +119,7 @@ class GoofspielEvaluator:
     Each prize still to play (the current one included) is taken to go to player 1 with
     probability ``s = 1/2 + hand_weight (h1 - h2) / (2 (h1 + h2))``, independently, where
     ``h1``, ``h2`` are the sums of the players' hands (``hand_weight`` 2 fitted to the exact
-    values of 5-card Goofspiel, see docs/tournament.md; ``s`` is clipped to [0, 1]). The
+    values of 5-card Goofspiel, see experiments/tournaments; ``s`` is clipped to [0, 1]). The
     point difference then has mean ``D + sum_k k (2s - 1)`` (``D`` the difference so far)
     and variance ``sum_k k^2 4 s (1 - s)``; ``point_difference`` games get half the mean
     (OpenSpiel's returns are each player's points minus the mean of both),
@@ -182,7 +182,7 @@ class OshiZumoEvaluator:
     (the distance to an edge) and ``y = (c1 - c2) / (c1 + c2)`` the coin difference relative
     to the coins left. A player whose opponent has no coins left and who can pay one coin
     per step to the edge wins outright (value +-1). The weights were fitted to the exact
-    values of oshi_zumo(coins=8,size=2,horizon=15) (see docs/tournament.md).
+    values of oshi_zumo(coins=8,size=2,horizon=15) (see experiments/tournaments/NOTES.md).
     """
 
     def __init__(self, game: pyspiel.Game, position_weight: float = 4.0,

@@ -22,6 +22,7 @@ dispatch (one engine for every built-in game, cached by numba). A user's kernel
 from __future__ import annotations
 
 import functools
+import math
 import time
 import types
 
@@ -30,8 +31,9 @@ import numpy as np
 import pyspiel
 
 from smmcts_spiel.games import kernels
-from smmcts_spiel.search import root_parallel
+from smmcts_spiel.search import in_flight, root_parallel, thread_counts
 from smmcts_spiel.search import tree_arrays as ta
+from smmcts_spiel.search.kernel_arrays import ThreadArrays, iteration_rooms
 from smmcts_spiel.search.smmcts import check_game
 from smmcts_spiel.search.tree_arrays import (
     ACTIONS,
@@ -108,7 +110,7 @@ def _open(node, code, state, params, data, nodes_i, pool, slots, counters, actio
 def _iteration(root, root_state, code, params, data, evaluator, selector, mean_variant,
                track_average, config, nodes_i, nodes_f, pool, slots, counters, rng, state,
                path_node, path_i, path_j, path_probs, actions_out, outcomes, outcome_probs,
-               own_f, own_slots, shared):
+               own_f, own_slots, shared, flight):
     """One iteration of Alg. 1 from the root: descend (replaying the moves), then back up.
 
     The players' sampling distributions go to this thread's ``path_probs`` (one row per
@@ -117,8 +119,12 @@ def _iteration(root, root_state, code, params, data, evaluator, selector, mean_v
     stores (:mod:`.tree_arrays`), new entries come from the thread's own blocks
     (``counters`` is then the thread's, see ``_run``), the statistics are updated without
     locks, and the root's are this thread's own copy (``own_f``, ``own_slots``: see
-    ``tree_arrays.back_up``; empty with one thread)."""
+    ``tree_arrays.back_up``; empty with one thread). ``flight``: the virtual loss's arrays
+    (:mod:`.in_flight`; ``flights`` without columns: none), one argument (numba inlines no
+    call of 30 arguments)."""
     own_root = own_f.shape[0] > 0
+    flights, alive, loss_scratch, me = flight
+    in_flight.begin(alive)
     for k in range(len(state)):
         state[k] = root_state[k]
     node = root
@@ -148,6 +154,7 @@ def _iteration(root, root_state, code, params, data, evaluator, selector, mean_v
                     ta.release_store(pool, c0 + o, child)
                 else:
                     child = ta.published_child(pool, c0 + o)
+            in_flight.publish(flights[me], depth, node, -1, -1)
             path_node[depth] = node
             depth += 1
             node = child
@@ -162,6 +169,7 @@ def _iteration(root, root_state, code, params, data, evaluator, selector, mean_v
                 a = ta.untried_joint_action(pool, c0, width, width - nodes_i[EXPANDED, node],
                                             rng.random())
             if a >= 0:
+                in_flight.publish(flights[me], depth, node, a // n2, a % n2)
                 kernels.apply_actions(code, state, params, data, pool[a0 + a // n2],
                                       pool[a0 + n1 + a % n2])
                 child = _new_node(code, state, params, data, nodes_i, nodes_f, counters)
@@ -173,18 +181,19 @@ def _iteration(root, root_state, code, params, data, evaluator, selector, mean_v
                           path_probs[depth, n1:n1 + n2], selector, track_average, config,
                           nodes_i, nodes_f, pool, slots, shared, own_root and depth == 0,
                           own_slots)
+                in_flight.retract(flights[me], depth)
                 break
         stats = slots
         if own_root and depth == 0:  # the root's statistics: this thread's own
             stats = own_slots
             s = 0
         u1 = rng.random() if n1 > 1 else 0.0
-        i = ta.select(selector, stats[STAT, s:s + n1], stats[COUNT, s:s + n1], gamma, c,
-                      path_probs[depth, :n1], u1, track_average)
         u2 = rng.random() if n2 > 1 else 0.0
-        j = ta.select(selector, stats[STAT, s + n1:s + n1 + n2],
-                      stats[COUNT, s + n1:s + n1 + n2], gamma, c, path_probs[depth, n1:n1 + n2],
-                      u2, track_average)
+        mean = (own_f[ta.X] / own_f[ta.VISITS] if own_root and depth == 0 and own_f[ta.VISITS] > 0
+                else nodes_f[ta.MEAN, node])
+        i, j = in_flight.select_joint(selector, stats, s, n1, n2, gamma, c, path_probs[depth, :n1],
+                                      path_probs[depth, n1:n1 + n2], u1, u2, track_average,
+                                      flights, me, alive, depth, node, mean, config, loss_scratch)
         kernels.apply_actions(code, state, params, data, pool[a0 + i], pool[a0 + n1 + j])
         path_node[depth] = node
         path_i[depth] = i
@@ -192,7 +201,8 @@ def _iteration(root, root_state, code, params, data, evaluator, selector, mean_v
         depth += 1
         node = ta.published_child(pool, c0 + i * n2 + j)
     return ta.back_up(depth, u, path_node, path_i, path_j, path_probs, mean_variant, selector,
-                      track_average, config, nodes_i, nodes_f, pool, slots, own_f, own_slots)
+                      track_average, config, nodes_i, nodes_f, pool, slots, own_f, own_slots,
+                      flights[me])
 
 
 # _nrt is a documented-in-source numba option that its type hints do not list.
@@ -200,7 +210,7 @@ def _iteration(root, root_state, code, params, data, evaluator, selector, mean_v
 def _run(iterations, root, root_state, code, params, data, evaluator, selector, mean_variant,
          track_average, config, nodes_i, nodes_f, pool, slots, counters, rng, state, path_node,
          path_i, path_j, path_probs, actions_out, outcomes, outcome_probs, rooms, blocks,
-         entered, claimed, own, own_f, own_slots, shared):
+         entered, claimed, own, own_f, own_slots, shared, flights, me, alive, loss_scratch):
     """Run up to ``iterations`` iterations while fewer than ``claimed[1]`` are claimed
     (``claimed[0]``); stops early when the arrays may overflow. ``rooms``: the most nodes,
     pool and slot entries one iteration can add.
@@ -211,7 +221,7 @@ def _run(iterations, root, root_state, code, params, data, evaluator, selector, 
     blocks of ``blocks`` (``tree_arrays.claim_blocks``) into its own ranges ``own``, and
     keeps its own copy of the root's statistics (``own_f``, ``own_slots``): the shared
     counters and the root would otherwise pass between the cores' caches on every
-    iteration.
+    iteration. ``flights``, ``me``, ``alive``, ``loss_scratch``: see ``_iteration``.
 
     ``entered[0]`` counts the calls, incremented once the interpreter lock is released
     (another tree's thread waits for it to take its task). Returns the number of
@@ -236,7 +246,7 @@ def _run(iterations, root, root_state, code, params, data, evaluator, selector, 
         _iteration(root, root_state, code, params, data, evaluator, selector, mean_variant,
                    track_average, config, nodes_i, nodes_f, pool, slots, allocate, rng, state,
                    path_node, path_i, path_j, path_probs, actions_out, outcomes, outcome_probs,
-                   own_f, own_slots, shared)
+                   own_f, own_slots, shared, (flights, alive, loss_scratch, me))
         done += 1
     return done
 
@@ -314,32 +324,15 @@ def compiled_for(module: types.ModuleType) -> types.SimpleNamespace:
 _UNBOUNDED = 1 << 62  # iterations of a run that only a deadline or full arrays end
 
 
+def minimum_memory(kernel: kernels.GameKernel, threads: int = 1) -> int:
+    """The least ``max_memory`` (bytes) of a :class:`KernelSMMCTS` on ``kernel`` grown by
+    ``threads`` threads: room for a few worst-case iterations of each."""
+    rooms = iteration_rooms(kernel)
+    return ta.minimum_memory(int(threads * rooms[0]), int(threads * max(rooms[1], rooms[2])))
+
+
 #: A node of a :class:`KernelSMMCTS` tree (the shared read-only view).
 KernelNode = ArrayNode
-
-
-class _ThreadArrays:
-    """What each thread searching a tree has of its own: its random stream, the game state
-    it replays, its path (nodes, actions and sampling distributions) and scratch arrays;
-    with several threads also its ranges of entries and iterations (``tree_arrays.OWN_*``)
-    and its copy of the root's ``X, n`` and statistics (empty with one thread). Each on
-    cache lines of its own (:func:`.tree_arrays.padded_zeros`)."""
-
-    def __init__(self, kernel, rng: np.random.Generator, shared: bool):
-        zeros = ta.padded_zeros
-        self.rng = rng
-        initial = kernel.initial_state()
-        self.state = zeros(initial.shape, initial.dtype)
-        self.path = zeros((3, kernel.max_depth + 1), np.int64)
-        self.probs = zeros((kernel.max_depth + 1, 2 * kernel.max_actions))
-        self.actions = zeros(2 * kernel.max_actions + 2, np.int64)
-        self.outcomes = zeros(kernel.max_chance_outcomes, np.int64)
-        self.outcome_probs = zeros(kernel.max_chance_outcomes)
-        self.entered = zeros(1, np.int64)  # calls of the compiled iterations (_run)
-        self.own = zeros(ta.OWN_SIZE, np.int64)
-        self.own_f = zeros(2 if shared else 0)  # the root's X, n
-        self.own_slots = zeros((4, 2 * kernel.max_actions if shared else 0))
-        self.done = 0  # iterations of its last run
 
 
 class KernelSMMCTS(ArrayTreeSearch):
@@ -359,6 +352,8 @@ class KernelSMMCTS(ArrayTreeSearch):
         summed into the tree when the run ends, and takes new entries from blocks of its own
         (``unused`` counts the entries left in them). Not reproducible with more than one
         thread: which thread gets which iteration, and so the tree, depends on timing.
+      virtual_loss: each thread selects as if the other threads' iterations in flight at a
+        node had lost (:mod:`.in_flight`), the stored statistics untouched; False: the paper's.
 
     Raises ValueError if the game has no kernel.
     """
@@ -367,9 +362,11 @@ class KernelSMMCTS(ArrayTreeSearch):
                  c: float | None = None, final_strategy: str = "empirical",
                  evaluator: str = "random_rollout", seed: int | None = None,
                  initial_nodes: int = 1 << 16, threshold: float = 0.0,
-                 max_memory: int = ta.DEFAULT_MAX_MEMORY, threads: int = 1):
+                 max_memory: int = ta.DEFAULT_MAX_MEMORY, threads: int = 1,
+                 virtual_loss: bool = False):
         check_game(game)
-        threads = root_parallel.check_threads(threads)
+        threads = thread_counts.check_threads(threads)
+        virtual_loss = in_flight.check_virtual_loss(virtual_loss)
         kernel = kernels.kernel_for(game)
         if kernel is None:
             raise ValueError(f"no game kernel covers {game}: use smmcts_spiel.search."
@@ -378,13 +375,9 @@ class KernelSMMCTS(ArrayTreeSearch):
         if evaluator not in kernels.EVALUATORS:
             raise ValueError(f"evaluator must be one of {', '.join(kernels.EVALUATORS)} "
                              f"(compiled leaf evaluators of the game kernel), got {evaluator!r}")
-        joint = kernel.max_actions ** 2
-        width = (joint + ta.block_count(ta.DECISION, joint) + 2 * kernel.max_actions
-                 + 2 * kernel.max_chance_outcomes)
-        # What one iteration may add (nodes, pool, slots); with several threads each claims
-        # blocks of entries (see _run), of which it may hold one that the run leaves unused.
-        self._rooms = np.array([kernel.max_depth + 1, (kernel.max_depth + 1) * width,
-                                (kernel.max_depth + 1) * width], np.int64)
+        # With several threads each claims blocks of entries (see _run), of which it may
+        # hold one that the run leaves unused.
+        self._rooms = iteration_rooms(kernel)
         self._blocks = np.maximum(2 * self._rooms, [64, 4096, 4096]).astype(np.int64)
         room = self._rooms if threads == 1 else threads * self._blocks
         super().__init__(game, selector, gamma, c, final_strategy,
@@ -404,7 +397,10 @@ class KernelSMMCTS(ArrayTreeSearch):
         self._config[ta.SHARED] = float(threads > 1)
         rngs = ([np.random.default_rng(seed)] if threads == 1 else
                 [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(threads)])
-        self._per_thread = [_ThreadArrays(kernel, rng, threads > 1) for rng in rngs]
+        self._per_thread = [ThreadArrays(kernel, rng, threads > 1, k, threads)
+                            for k, rng in enumerate(rngs)]
+        self.virtual_loss = virtual_loss  # with it, every thread's path (.in_flight)
+        self.flights = in_flight.new_flights(threads, kernel.max_depth, virtual_loss)
         #: Node, pool and slot entries below ``counters`` that no node uses: the rest of
         #: the blocks of entries tree-parallel threads claimed (0 with one thread).
         self.unused = np.zeros(3, np.int64)
@@ -557,35 +553,34 @@ class KernelSMMCTS(ArrayTreeSearch):
                             + own[ta.OWN_END:ta.OWN_END + 3] - own[:3])
 
     def _lead(self, root: int, deadline: float | None) -> None:
-        """The calling thread's part of a shared run: under a time limit in chunks of about
-        ``CHECK_EVERY`` seconds of its own, then it stops the other threads."""
+        """The calling thread's part of a shared run: in chunks of its own of about
+        ``CHECK_EVERY`` seconds under a time limit, ``INTERRUPT_EVERY`` under an iteration
+        budget alone (where a Ctrl-C is seen), then it stops the other threads."""
         arrays = self._per_thread[0]
         try:
-            if deadline is None:
-                self._run_thread(arrays, root, _UNBOUNDED)
-                return
             chunk = 16
             searching = time.perf_counter()
             while self._run_thread(arrays, root, chunk) == chunk:
                 now = time.perf_counter()
-                if now >= deadline:
+                if deadline is not None and now >= deadline:
                     break
-                chunk = ta.next_chunk(chunk, arrays.done / max(now - searching, 1e-6),
-                                      deadline - now)
+                rate = arrays.done / max(now - searching, 1e-6)
+                chunk = (ta.next_chunk(chunk, rate, math.inf, ta.INTERRUPT_EVERY)
+                         if deadline is None else ta.next_chunk(chunk, rate, deadline - now))
         finally:
             self._claimed[1] = -1  # the others stop after their current iteration
 
-    def _run_thread(self, arrays: _ThreadArrays, root: int, iterations: int) -> int:
+    def _run_thread(self, arrays: ThreadArrays, root: int, iterations: int) -> int:
         """Up to ``iterations`` iterations on one thread (fewer when the shared budget runs
         out or the arrays are full); how many."""
         done = self._compiled.run(iterations, root, *self._run_arguments(arrays))
         arrays.done += done
         return done
 
-    def _run_arguments(self, arrays: _ThreadArrays) -> tuple:
+    def _run_arguments(self, arrays: ThreadArrays) -> tuple:
         """``_run``'s arguments after ``iterations, root`` for one thread, built once and
         again only when the tree's arrays were replaced (growth, re-rooting): gathering 31
-        attributes was a tenth of the Python of a two-tree move (26 Nov 2026)."""
+        attributes was a tenth of the Python of a two-tree move)."""
         tree = (self.nodes_i, self.nodes_f, self.pool, self.slots)
         kept = self._arguments.get(id(arrays))
         if kept is not None and all(a is b for a, b in zip(kept[0], tree)):
@@ -598,6 +593,7 @@ class KernelSMMCTS(ArrayTreeSearch):
             *tree, self.counters, arrays.rng, arrays.state, path[0], path[1], path[2],
             arrays.probs, arrays.actions, arrays.outcomes, arrays.outcome_probs, self._rooms,
             self._blocks, arrays.entered, self._claimed, arrays.own, arrays.own_f,
-            arrays.own_slots, self.threads > 1)
+            arrays.own_slots, self.threads > 1, self.flights, arrays.index, arrays.alive,
+            arrays.loss_scratch)
         self._arguments[id(arrays)] = (tree, arguments)
         return arguments

@@ -2,8 +2,8 @@
 
 Reproducing Fig. 2 and Fig. 3 of Lisy et al. (NIPS 2013) takes 10^9 - 10^10 iterations,
 far beyond an engine over pyspiel states. This module runs exactly the same algorithm
-(Alg. 1, the selectors of :mod:`smmcts_spiel.selectors` compiled with numba) on a
-:mod:`smmcts_spiel.matrix_tree` game flattened into arrays. The search tree is the game
+(Alg. 1, the selectors of :mod:`smmcts_spiel.search.selectors` compiled with numba) on a
+:mod:`smmcts_spiel.trees` game flattened into arrays. The search tree is the game
 tree with an "in tree" flag per node, so an iteration allocates nothing.
 
 Semantics (shared with the generic engine, :mod:`smmcts_spiel.search`):
@@ -112,7 +112,7 @@ def exploitability_curves(
     """Run one SM-MCTS search per seed and record e1 / NashConv at each checkpoint.
 
     ``selector`` is rm, rmm, rmb, rmbm, exp3, exp3m, ucb or ucbm; ``game_value`` is v* (the exact
-    value for player 1, e.g. from :mod:`smmcts_spiel.solver`). ``gamma_schedule``
+    value for player 1, e.g. from :mod:`smmcts_spiel.exact.solver`). ``gamma_schedule``
     "decreasing" explores with ``min(1, gamma / sqrt(t))`` at the t-th update of a node
     (:func:`smmcts_spiel.search.selectors.decreasing_gamma`) instead of a constant gamma.
     """

@@ -16,7 +16,7 @@ in pyspiel and Python, which hold it (docs/search_and_bots.md).
 Each extra tree has a thread of its own, which a move wakes on another core than the one
 the calling thread (which searches the first tree) runs on: left to itself, Linux may wake
 it on the caller's core when no core is idle, where the two trees then take turns (on a
-machine whose every core ran other work, a second thread added nothing, 26 Nov 2026).
+machine whose every core ran other work, a second thread added nothing).
 """
 
 from __future__ import annotations
@@ -40,20 +40,8 @@ from smmcts_spiel.search.smmcts import (
     final_probabilities,
     strategy_at,
 )
+from smmcts_spiel.search.thread_counts import check_threads  # noqa: F401 (its old home)
 from smmcts_spiel.search.tree_arrays import acquire_load, release_store
-
-
-def check_threads(threads) -> int:
-    """A number of trees this process can run at once: 1 .. the cores it may use."""
-    cores = len(os.sched_getaffinity(0))
-    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
-        raise ValueError(f"threads must be an integer >= 1 (the number of trees searched at "
-                         f"once), got {checks.shown(threads)!r}")
-    if threads > cores:
-        raise ValueError(f"threads={threads} is more than the {cores} core(s) this process "
-                         f"may run on (os.sched_getaffinity); use threads <= {cores}: more "
-                         "trees than cores only take turns")
-    return threads
 
 
 def split_budget(iterations: int | None, trees: int) -> list[int | None]:
@@ -222,7 +210,7 @@ def _await_task(posted, taken, entered, moves, spins, finished):
     return False
 
 
-#: Polls of ``_spin_until`` in about 0.1 ms (0.5 ns a poll, measured 26 Nov 2026).
+#: Polls of ``_spin_until`` in about 0.1 ms (0.5 ns a poll, measured).
 _SPINS = 1 << 18
 #: About the longest a move polls for the other trees before it sleeps until they are
 #: done (counted in polls, ``_SPINS`` per 0.1 ms).
@@ -269,12 +257,13 @@ class _Task:
         tree's thread needs the lock after its compiled search (its run's bookkeeping),
         and a thread that finds it held sleeps until it is free, then waits to be woken.
         Polling in Python between short compiled calls held the lock now and then, and in
-        most fresh two-tree moves on a busy machine (26 Nov 2026, 19:20 UTC) the tree's
-        thread, or the caller after it, lost one to four scheduler ticks (4 ms each)
-        there: 3-15 ms for a move whose trees were done after 2.4 ms. ``done`` is set
+        most fresh two-tree moves on a busy machine the tree's thread, or the caller after
+        it, lost one to four scheduler ticks (4 ms each) there: 3-15 ms for a move whose
+        trees were done after 2.4 ms. ``done`` is set
         once the thread has let the lock go (``_await_task``)."""
         _spin_until(self.done, 0, int(spin_seconds / 1e-4 * _SPINS))
         self.finished.acquire()
+        self.finished.release()  # done for good: a second wait returns at once
 
 
 #: Moves started by every root-parallel search of the process (idle tree threads stop
@@ -308,11 +297,11 @@ class _TreeThread:
     the system puts it), polling for its first task when this returns.
 
     Started now: starting a thread waits until the new thread runs, which on a busy
-    machine took tens to hundreds of milliseconds (25 Nov 2026), time a move would lose.
+    machine took tens to hundreds of milliseconds, time a move would lose.
     Bound now, by the thread itself before it polls: binding it in a move moved a polling
     thread to the other core in the move, where it waited for the core's running task's
     time slice to end (milliseconds: the first tree's search of a fresh bot began up to
-    3.5 ms late, 26 Nov 2026).
+    3.5 ms late).
 
     ``entered``: the calling thread's tree's count of calls into its compiled iterations
     (``KernelSMMCTS.entered``); a posted task starts once that count has gone up. None:
@@ -371,12 +360,14 @@ class ThreadTeam:
         self._threads = [_TreeThread(entered, core) for core in cores_for(count, self._cores)]
 
     def run(self, first: Callable[[], object], others: Sequence[Callable[[], object]],
-            take_over: bool = True) -> None:
+            take_over: bool = True, stop: Callable[[], object] | None = None) -> None:
         """Run ``first`` on the calling thread and each of ``others`` (at most ``count``) on
         a thread of the team, at once; return when all are done, raising the first error.
         ``take_over``: a task whose thread has not started it when the caller is done is run
         by the caller instead of waited for (only for tasks whose result does not depend on
-        when they run: an iteration budget)."""
+        when they run: an iteration budget). ``stop``: ends the others' tasks early, called
+        when the caller's part fails (a KeyboardInterrupt), which then waits for them: no
+        task still runs when the error leaves."""
         threads = self._threads[:len(others)]
         self._place(threads)
         tasks = [_Task(task) for task in others]
@@ -385,13 +376,17 @@ class ThreadTeam:
         _MOVES[0] += 1  # after the posts: this team's own threads keep polling
         try:
             first()
+            for task in tasks:
+                if not take_over or not task.run():
+                    task.wait(MAX_SPIN_SECONDS)
+                elif isinstance(task.error, KeyboardInterrupt):
+                    raise task.error  # (the caller's own run of the task)
         except BaseException:
-            for task in tasks:  # no task may still run when the error leaves
+            if stop is not None:
+                stop()
+            for task in tasks:
                 task.wait(0.0)
             raise
-        for task in tasks:
-            if not take_over or not task.run():
-                task.wait(MAX_SPIN_SECONDS)
         errors = [task.error for task in tasks if task.error is not None]
         if errors:
             raise errors[0]
@@ -462,9 +457,15 @@ class RootParallelSearch:
         # Trees with a share come first (split_budget); under an iteration budget each
         # tree's work is fixed, so which thread searches it changes nothing: a tree whose
         # thread has not woken yet is searched by the caller rather than waited for.
-        self._team.run(runs[0], runs[1:], take_over=iterations is not None)
+        self._team.run(runs[0], runs[1:], take_over=iterations is not None,
+                       stop=self._stop)
         self.last_iterations = sum(self.searches[k].last_iterations for k in busy)
         return self._searched_root()
+
+    def _stop(self) -> None:
+        """End every tree's run after its current chunk of iterations."""
+        for search in self.searches:
+            search.stop()
 
     def set_root(self, state: pyspiel.State) -> MergedNode:
         for search in self.searches:
@@ -485,10 +486,12 @@ class RootParallelSearch:
         nodes = [n for n in (s.find(state) for s in self.searches) if n is not None]
         return MergedNode(nodes) if nodes else None
 
-    def strategy(self, state: pyspiel.State, player: int) -> dict[int, float]:
+    def strategy(self, state: pyspiel.State, player: int,
+                 threshold: float | None = None) -> dict[int, float]:
         """``player``'s final strategy at ``state`` from the merged statistics; uniform
-        where no tree went. Turn-based states are answered, other games' refused."""
-        return strategy_at(self, state, player)
+        where no tree went. Turn-based states are answered, other games' refused.
+        ``threshold``: as :meth:`.smmcts.TreeSearch.strategy`'s."""
+        return strategy_at(self, state, player, threshold)
 
-    def policy(self) -> SearchPolicy:
-        return SearchPolicy(self)
+    def policy(self, threshold: float | None = None) -> SearchPolicy:
+        return SearchPolicy(self, threshold)

@@ -20,8 +20,9 @@ bit for bit. A selector has one interface:
   matching uses it.
 
 The arithmetic lives in the module-level ``*_probabilities`` / ``sample_index`` /
-``ucb_index*`` functions, written in the subset of Python that numba compiles, so the fast
-explicit-tree engine (:mod:`smmcts_spiel.fast`) runs exactly the same formulas.
+``ucb_index*`` functions, written in the subset of Python that numba compiles, so the
+compiled engines (:mod:`smmcts_spiel.search.tree_arrays`,
+:mod:`smmcts_spiel.search.matrix_tree_engine`) run exactly the same formulas.
 """
 
 from __future__ import annotations
@@ -32,8 +33,8 @@ from smmcts_spiel import checks
 
 SELECTOR_NAMES = ("rm", "rmb", "exp3", "ucb")
 #: Each selector's exploration when none is given: RM's is the paper's; Exp3's and UCB's
-#: were measured with rewards in [0, 1] against exact solutions (scripts/tune_exploration.py,
-#: docs/search_and_bots.md, 25 Nov 2026).
+#: were measured with rewards in [0, 1] against exact solutions (experiments/tune_exploration/,
+#: docs/search_and_bots.md).
 DEFAULT_GAMMA = {"rm": 0.05, "rmb": 0.05, "exp3": 0.1}
 DEFAULT_C = 0.5
 

@@ -111,11 +111,19 @@ def reward_range(game: pyspiel.Game) -> tuple[float, float]:
     1's lies in them and (constant sum) in ``utility_sum`` minus them. An explicit-tree game
     (``smmcts_random_stacked_matrix``, ``smmcts_matrix_tree``) knows player 1's exact range,
     its leaves' (for the paper's games with utilities in [0, 1]: the paper's rewards
-    ``u1`` and ``1 - u1``), where pyspiel's range is the symmetric hull ``[-hi, hi]``.
+    ``u1`` and ``1 - u1``), where pyspiel's range is the symmetric hull ``[-hi, hi]``; so
+    does a constant-sum matrix game (its row player's payoffs). With player 1's exact range,
+    player 2's reward ``1 - (u1 - lo) / (hi - lo)`` is its own utility ``S - u1`` mapped
+    from its own range ``[S - hi, S - lo]``.
     """
     tree = getattr(game, "tree", None)  # a Python game loaded by name is the object itself
     if isinstance(tree, trees.MatrixTree):
         lo, hi = trees.utility_range(tree.root)
+    elif (isinstance(game, pyspiel.MatrixGame)
+          and game.get_type().utility != pyspiel.GameType.Utility.ZERO_SUM):
+        # Constant sum: pyspiel's range is both players' hull (payoffs A and 100 - A in
+        # [1, 4] and [96, 99]: [1, 99], which squeezed player 1's rewards into 3% of [0, 1]).
+        lo, hi = float(game.row_utilities().min()), float(game.row_utilities().max())
     else:
         total = game.utility_sum()
         lo = max(game.min_utility(), total - game.max_utility())
@@ -236,17 +244,20 @@ class SearchNode:
                                    threshold)
 
 
-def strategy_at(search: Any, state: pyspiel.State, player: int) -> dict[int, float]:
+def strategy_at(search: Any, state: pyspiel.State, player: int,
+                threshold: float | None = None) -> dict[int, float]:
     """``player``'s final strategy at ``state`` in ``search`` (a :class:`TreeSearch` or a
     search with the same ``game``, ``find`` and final-strategy options, such as the merged
-    trees of a multi-thread search); uniform where the search never went."""
+    trees of a multi-thread search); uniform where the search never went. ``threshold``:
+    the final-move threshold to apply (None: the search's own ``threshold``)."""
+    threshold = search.threshold if threshold is None else threshold
     state = checks.state_of_game(state, search.game, f"the policy of {type(search).__name__}")
     node = search.find(state)
     if (node is not None and node.is_open and not node.is_chance and not node.is_terminal
             and node.mover in (None, player)):
         return dict(zip(node.actions[player],
                         node.strategy(player, search.final_strategy, search.exploration,
-                                      search.threshold)))
+                                      threshold)))
     actions = state.legal_actions(player)
     return {a: 1.0 / len(actions) for a in actions}
 
@@ -317,16 +328,20 @@ class TreeSearch(abc.ABC):
             return None
         return follow_history(self.root, history[len(self._root_history):])
 
-    def strategy(self, state: pyspiel.State, player: int) -> dict[int, float]:
+    def strategy(self, state: pyspiel.State, player: int,
+                 threshold: float | None = None) -> dict[int, float]:
         """``player``'s final strategy at ``state``: uniform where the search never went.
 
         ``state`` is a state of the searched game or of its turn-based conversion (as
         OpenSpiel's evaluators give); a state of any other game is refused (ValueError).
+        ``threshold``: the final-move threshold (None: the search's ``threshold``; 0: the
+        search's strategy as it is).
         """
-        return strategy_at(self, state, player)
+        return strategy_at(self, state, player, threshold)
 
-    def policy(self) -> SearchPolicy:
-        return SearchPolicy(self)
+    def policy(self, threshold: float | None = None) -> SearchPolicy:
+        """The final strategies as an OpenSpiel policy (``threshold`` as in :meth:`strategy`)."""
+        return SearchPolicy(self, threshold)
 
 
 class SMMCTS(TreeSearch):
@@ -380,19 +395,19 @@ class SMMCTS(TreeSearch):
         if state.is_terminal():
             raise ValueError("cannot search from a terminal state: the game is over")
         root = self.set_root(state)
-        if time_limit is None:
-            assert iterations is not None  # check_budget: no time limit, so a count
-            for _ in range(iterations):
-                self._simulate(root)
-            self.last_iterations = iterations
-            return root
-        deadline = time.perf_counter() + time_limit
+        deadline = None if time_limit is None else time.perf_counter() + time_limit
         done = 0
-        while iterations is None or done < iterations:
-            self._simulate(root)
-            done += 1
-            if done % 16 == 0 and time.perf_counter() >= deadline:
-                break
+        try:
+            while iterations is None or done < iterations:
+                self._simulate(root)
+                done += 1
+                if deadline is not None and done % 16 == 0 and time.perf_counter() >= deadline:
+                    break
+        except BaseException:
+            # An iteration cut short (a KeyboardInterrupt) leaves half-updated statistics
+            # (a child never evaluated): drop the tree, so the search stays usable.
+            self.reset()
+            raise
         self.last_iterations = done
         return root
 
@@ -504,7 +519,8 @@ class StrategySource(Protocol):
 
     game: pyspiel.Game
 
-    def strategy(self, state: pyspiel.State, player: int) -> dict[int, float]: ...
+    def strategy(self, state: pyspiel.State, player: int,
+                 threshold: float | None = None) -> dict[int, float]: ...
 
 
 class SearchPolicy(policy_lib.Policy):
@@ -514,16 +530,18 @@ class SearchPolicy(policy_lib.Policy):
     or of its ``convert_to_turn_based`` game (so OpenSpiel's ``exploitability`` and
     ``nash_conv`` can evaluate it there): the tree's strategy where the search went, uniform
     elsewhere; a state of another game is refused. It reads the live tree, so it reflects
-    every search run so far.
+    every search run so far. ``threshold``: the final-move threshold applied (None: the
+    search's own; 0: none).
     """
 
-    def __init__(self, search: StrategySource):
+    def __init__(self, search: StrategySource, threshold: float | None = None):
         super().__init__(search.game, [0, 1])
         self._search = search
+        self._threshold = threshold
 
     def action_probabilities(self, state, player_id=None):
         if player_id is None:
             if state.is_simultaneous_node():
                 raise ValueError("at a simultaneous node give player_id (0 or 1)")
             player_id = state.current_player()
-        return self._search.strategy(state, player_id)
+        return self._search.strategy(state, player_id, self._threshold)

@@ -15,7 +15,7 @@ from smmcts_spiel.trees.nodes import (
     matrix_game,
 )
 
-UTILITY_DISTRIBUTIONS = ("uniform", "grid3")
+UTILITY_DISTRIBUTIONS = ("uniform", "grid3", "edge_sum")
 
 
 def random_stacked_matrix(
@@ -31,8 +31,11 @@ def random_stacked_matrix(
 
     Leaf utilities (player 1) are drawn from U[0, 1] (``"uniform"``) or uniformly from
     {0, 0.5, 1} (``"grid3"``) by ``numpy.random.default_rng(seed)``, depth first, so the
-    same parameters always give the same game. With ``chance_branching = c > 0`` every
-    joint action leads to a chance stage with ``c`` equally likely outcomes.
+    same parameters always give the same game; with ``"edge_sum"`` (the AIJ 2016 study's
+    correlated random games, after random P-games) every joint action is worth -1, 0 or +1
+    (uniformly) and a leaf is the sum of the values on its path. With
+    ``chance_branching = c > 0`` every joint action leads to a chance stage with ``c``
+    equally likely outcomes.
     """
     if branching_p2 is None:
         branching_p2 = branching_p1
@@ -61,29 +64,34 @@ def random_stacked_matrix(
         "choose a smaller depth or branching", unit="leaves")
     rng = np.random.default_rng(seed)
 
-    def leaf() -> float:
+    def leaf(path_sum: float) -> float:
         if utilities == "uniform":
             return float(rng.random())
+        if utilities == "edge_sum":
+            return path_sum
         return float(rng.integers(0, 3)) / 2.0
 
-    def after_joint_action(levels_left: int) -> Node:
+    def after_joint_action(levels_left: int, path_sum: float) -> Node:
+        if utilities == "edge_sum":
+            path_sum += float(rng.integers(-1, 2))
+
         def sub() -> Node:
-            return stage(levels_left) if levels_left > 0 else leaf()
+            return stage(levels_left, path_sum) if levels_left > 0 else leaf(path_sum)
 
         if chance_branching:
             p = 1.0 / chance_branching
             return ChanceStage(tuple((p, sub()) for _ in range(chance_branching)))
         return sub()
 
-    def stage(levels: int) -> MatrixStage:
+    def stage(levels: int, path_sum: float) -> MatrixStage:
         return MatrixStage(
             tuple(
-                tuple(after_joint_action(levels - 1) for _ in range(branching_p2))
+                tuple(after_joint_action(levels - 1, path_sum) for _ in range(branching_p2))
                 for _ in range(branching_p1)
             )
         )
 
-    return stage(depth)
+    return stage(depth, 0.0)
 
 
 def _check_int(name: str, value, minimum: int) -> None:
