@@ -42,6 +42,14 @@ def _plain_select(selector, stat, counts, gamma, c, probs, u, track_average):
 
 
 @numba.njit
+def _select_joint(stats, flights, alive, config, scratch, own_stats):
+    """Thread 0 at node 0 (depth 0), UCB, three actions each."""
+    return in_flight.select_joint(2, stats, 0, 3, 3, 0.1, 0.5, np.zeros(3), np.zeros(3), 0.5,
+                                  0.5, False, flights, 0, alive, 0, 0, 0.0, config, scratch,
+                                  own_stats)
+
+
+@numba.njit
 def _loss_scales(selector, mean, config):
     return in_flight.loss_scales(selector, mean, config)
 
@@ -153,3 +161,23 @@ def test_loss_scales_are_the_nodes_value_above_each_players_worst():
     # mean 0.5: player 1 is 1.5 above its worst (-1), player 2 (utility -0.5) 0.5 above -1
     np.testing.assert_allclose(_loss_scales(0, 0.5, config), (1.5, 0.5))
     np.testing.assert_allclose(_loss_scales(3, 0.5, config), (0.75, 0.25))  # as rewards
+
+
+def test_statistics_of_the_thread_s_own_have_no_virtual_loss_but_its_path_is_published():
+    """The root's statistics are each thread's own during a run: another thread's iteration
+    there never updates them, so it is no loss to anticipate. Elsewhere UCB's two threads
+    part (the first in flight at the best action, the second takes the runner-up)."""
+    stats = np.zeros((ta.COUNT + 1, 6))
+    stats[ta.STAT] = [6.0, 5.8, 1.0, 6.0, 5.8, 1.0]  # means 0.6, 0.58, 0.1 over 10 plays
+    stats[ta.COUNT] = 10.0
+    config = np.zeros(ta.CONFIG_SIZE)
+    config[ta.REWARD_LOW], config[ta.INV_REWARD_RANGE], config[ta.INV_SCALE] = -1.0, 0.5, 1.0
+    for own_stats, expected in ((False, (1, 1)), (True, (0, 0))):
+        flights = in_flight.new_flights(2, 3)
+        _publish_path(flights[1], np.array([0]), np.array([[0, 0]]))  # thread 1 at (0, 0)
+        kept = stats.copy()
+        chosen = _select_joint(stats, flights, np.ones(2, np.int64), config,
+                               np.zeros((4, 3)), own_stats)
+        assert chosen == expected
+        np.testing.assert_array_equal(stats, kept)
+        assert list(flights[0, :4]) == [1, 0, *expected], "thread 0's path, published"

@@ -158,17 +158,20 @@ def select_in_flight(selector, stat, counts, gamma, c, probs, u, track_average, 
 
 @inlined
 def select_joint(selector, stats, s, n1, n2, gamma, c, probs1, probs2, u1, u2, track_average,
-                 flights, me, alive, depth, node, mean, config, scratch):
+                 flights, me, alive, depth, node, mean, config, scratch, own_stats):
     """Both players' actions at a decision node (statistics at ``stats[:, s:s + n1 + n2]``)
     by :func:`.tree_arrays.select`, or, where ``flights`` has columns, with the other threads'
     iterations in flight there as virtual losses (``mean``: the node's mean value), then
     published as this thread's (``me``) before it descends. ``scratch``: this thread's
-    (4, most actions) floats, rows 0 and 1 zero between calls."""
-    if flights.shape[1] == 0:
+    (4, most actions) floats, rows 0 and 1 zero between calls. ``own_stats``: the statistics
+    are this thread's own (the root's during a run), which no other thread's iteration will
+    update, so there is no loss to anticipate: the plain selection, published."""
+    if flights.shape[1] == 0 or own_stats:
         i = ta.select(selector, stats[ta.STAT, s:s + n1], stats[ta.COUNT, s:s + n1], gamma, c,
                       probs1, u1, track_average)
         j = ta.select(selector, stats[ta.STAT, s + n1:s + n1 + n2],
                       stats[ta.COUNT, s + n1:s + n1 + n2], gamma, c, probs2, u2, track_average)
+        publish(flights[me], depth, node, i, j)
         return i, j
     others = gather(flights, me, alive, depth, node, n1, scratch[0, :n1], scratch[1, :n2])
     scale1, scale2 = loss_scales(selector, mean, config)

@@ -184,7 +184,8 @@ def _iteration(root, root_state, code, params, data, evaluator, selector, mean_v
                 in_flight.retract(flights[me], depth)
                 break
         stats = slots
-        if own_root and depth == 0:  # the root's statistics: this thread's own
+        own_stats = own_root and depth == 0
+        if own_stats:  # the root's statistics: this thread's own
             stats = own_slots
             s = 0
         u1 = rng.random() if n1 > 1 else 0.0
@@ -193,7 +194,8 @@ def _iteration(root, root_state, code, params, data, evaluator, selector, mean_v
                 else nodes_f[ta.MEAN, node])
         i, j = in_flight.select_joint(selector, stats, s, n1, n2, gamma, c, path_probs[depth, :n1],
                                       path_probs[depth, n1:n1 + n2], u1, u2, track_average,
-                                      flights, me, alive, depth, node, mean, config, loss_scratch)
+                                      flights, me, alive, depth, node, mean, config, loss_scratch,
+                                      own_stats)
         kernels.apply_actions(code, state, params, data, pool[a0 + i], pool[a0 + n1 + j])
         path_node[depth] = node
         path_i[depth] = i
