@@ -193,9 +193,8 @@ def _iteration(root, root_state, code, params, data, evaluator, selector, mean_v
         mean = (own_f[ta.X] / own_f[ta.VISITS] if own_root and depth == 0 and own_f[ta.VISITS] > 0
                 else nodes_f[ta.MEAN, node])
         i, j = in_flight.select_joint(selector, stats, s, n1, n2, gamma, c, path_probs[depth, :n1],
-                                      path_probs[depth, n1:n1 + n2], u1, u2, track_average,
-                                      flights, me, alive, depth, node, mean, config, loss_scratch,
-                                      own_stats)
+                                      path_probs[depth, n1:n1 + n2], u1, u2, track_average, flights,
+                                      me, alive, depth, node, mean, config, loss_scratch, own_stats)
         kernels.apply_actions(code, state, params, data, pool[a0 + i], pool[a0 + n1 + j])
         path_node[depth] = node
         path_i[depth] = i
