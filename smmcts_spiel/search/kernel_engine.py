@@ -190,7 +190,7 @@ def _iteration(root, root_state, code, params, data, evaluator, selector, mean_v
             s = 0
         u1 = rng.random() if n1 > 1 else 0.0
         u2 = rng.random() if n2 > 1 else 0.0
-        mean = (own_f[ta.X] / own_f[ta.VISITS] if own_root and depth == 0 and own_f[ta.VISITS] > 0
+        mean = (own_f[ta.X] / own_f[ta.VISITS] if own_stats and own_f[ta.VISITS] > 0
                 else nodes_f[ta.MEAN, node])
         i, j = in_flight.select_joint(selector, stats, s, n1, n2, gamma, c, path_probs[depth, :n1],
                                       path_probs[depth, n1:n1 + n2], u1, u2, track_average, flights,
