@@ -23,6 +23,17 @@ def test_import_smmcts_spiel_imports_no_heavy_module():
     assert result.stdout.split() == []
 
 
+def test_import_of_the_bots_imports_only_numba_of_the_heavy_modules():
+    """The bots are compiled (numba, which imports scipy's bare package to check its version);
+    scipy's submodules, the table, progress-bar and plotting libraries wait until used."""
+    heavy = (*HEAVY_MODULES, "scipy.stats", "scipy.optimize")
+    code = ("import sys, smmcts_spiel.bots\n"
+            f"print(*[m for m in {heavy!r} if m in sys.modules])")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            check=True)
+    assert result.stdout.split() == ["numba", "scipy"]
+
+
 def test_a_subpackage_is_imported_on_first_use():
     code = ("import sys, smmcts_spiel\n"
             "assert 'smmcts_spiel.search' not in sys.modules\n"

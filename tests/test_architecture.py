@@ -21,7 +21,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 # Source folder -> installed package (the setuptools package-dir mapping of pyproject.toml).
 SOURCES = {"smmcts_spiel": "smmcts_spiel", "games": "smmcts_spiel.games",
            "bots": "smmcts_spiel.bots"}
-LAYERS = {"checks": 0, "extras": 0, "reports": 1, "trees": 1, "games": 2,
+LAYERS = {"checks": 0, "extras": 0, "compiling": 0, "reports": 1, "trees": 1, "games": 2,
           "search": 3, "exact": 3, "imperfect": 4, "bots": 5}
 APPLICATION_LAYER = 6  # everything else: match, bot specs, experiments, ...
 EXTERNAL_MODULES = ("smmcts_spiel", "open_spiel", "pyspiel")

@@ -20,6 +20,7 @@ kernel engine compiles into an engine of its own (uncached). The protocol a kern
 follows is in :mod:`.base`; :func:`check_kernel` compares a kernel with its pyspiel game.
 """
 
+from smmcts_spiel import compiling
 from smmcts_spiel.games.kernels.base import (
     CHANCE,
     DECISION,
@@ -50,6 +51,8 @@ from smmcts_spiel.games.kernels.registry import (
     source_tag,
     unregister_kernel,
 )
+
+compiling.install()
 
 __all__ = ["CHANCE", "DECISION", "EVALUATORS", "MAX_DEPTH", "MAX_JOINT_ACTIONS", "TERMINAL",
            "USER_CODE", "GameKernel", "Mismatch", "Uncovered", "apply_actions", "apply_chance",

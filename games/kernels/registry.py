@@ -14,6 +14,7 @@ import numpy as np
 import pyspiel
 from absl import logging
 
+from smmcts_spiel import compiling
 from smmcts_spiel.games.kernels.base import MAX_DEPTH, MAX_JOINT_ACTIONS, Uncovered
 from smmcts_spiel.games.kernels.dispatch import MODULES
 
@@ -129,6 +130,7 @@ def register_kernel(module: types.ModuleType) -> None:
     :func:`check_kernel`.
     """
     check_module(module)
+    compiling.watch(module.__name__)
     if module not in _USER_MODULES:
         _USER_MODULES.insert(0, module)
 

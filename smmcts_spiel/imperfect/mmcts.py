@@ -32,7 +32,6 @@ import dataclasses
 import numpy as np
 import pyspiel
 from open_spiel.python import policy as policy_lib
-from tqdm import tqdm
 
 from smmcts_spiel import checks
 from smmcts_spiel.search import selectors
@@ -129,6 +128,8 @@ class MultipleTreeSearch:
                 return from_state.resample_from_infostate(player, self._rng.random)
         else:
             start = self.game.new_initial_state
+        from tqdm import tqdm  # imported when used: importing the bots must not import it
+
         for _ in tqdm(range(iterations), disable=not progress, desc="MMCTS", unit="it"):
             self._iteration(start())
         self.iterations += iterations

@@ -21,7 +21,6 @@ import json
 import numba
 import numpy as np
 import pyspiel
-from tqdm import tqdm
 
 from smmcts_spiel import checks
 from smmcts_spiel.games import phantom_ttt_rules
@@ -197,6 +196,8 @@ class PhantomTTTMultipleTreeSearch:
             lengths = np.array([len(w) for w in worlds], np.int64)
             for row, world in enumerate(worlds):
                 prefixes[row, :len(world)] = world
+        from tqdm import tqdm  # imported when used: importing the bots must not import it
+
         with tqdm(total=iterations, disable=not progress, desc="MMCTS", unit="it",
                   unit_scale=True) as bar:
             done = 0

@@ -39,6 +39,7 @@ and its subfolders.
 
 from __future__ import annotations
 
+from smmcts_spiel import compiling
 from smmcts_spiel.search.tree_arrays.atomics import (
     acquire_load,
     add,
@@ -137,6 +138,8 @@ from smmcts_spiel.search.tree_arrays.tree_search import (
     ArrayTreeSearch,
     next_chunk,
 )
+
+compiling.install()
 
 # The names the engines use, then the modules (so that the API reference shows them too).
 __all__ = [
