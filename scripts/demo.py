@@ -27,7 +27,6 @@ from tqdm.auto import tqdm
 
 import smmcts_spiel  # noqa: F401  (registers the smmcts_* games)
 from smmcts_spiel import experiments, match
-from smmcts_spiel.bot_specs import make_bot
 from smmcts_spiel.experiments import cli
 from smmcts_spiel.reports import plots
 
@@ -56,8 +55,7 @@ def load_compiled_code(game: pyspiel.Game, specs: list[str]) -> float:
 
     def build() -> None:
         try:
-            for spec in specs:
-                make_bot(spec, game, 0, 0)
+            match.load_compiled_code(game, specs)
         finally:
             done.set()
 

@@ -110,6 +110,9 @@ def run() -> None:
                 if experiments.finished_jobs(games_dir, [k])}
         if not jobs:
             raise ValueError(f"no finished games in {games_dir} yet")
+    else:  # compiled here, once, the workers load numba's cache: the bar's clock is fair
+        for game in loaded.values():
+            match.load_compiled_code(game, bots)
     start = time.perf_counter()
     results = experiments.run_jobs(
         match.play_games, jobs, results_dir=os.path.join(results_dir, "games"),

@@ -7,15 +7,20 @@ cache load) fires numba's ``numba:compile`` event: the listener here logs, once 
 and process, the first compile of a function of this package or of a kernel module
 registered with :func:`watch`. The logger is ``smmcts_spiel.compiling``, writing to stderr;
 ``logging.getLogger("smmcts_spiel.compiling").setLevel(logging.WARNING)`` silences it.
+
+A cache numba cannot use (a corrupt or truncated file, a full disk, a folder it cannot
+write) costs a compile in memory, not the search: one warning line per process, instead of
+numba's traceback.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import sys
 import threading
 
-from numba.core import event
+from numba.core import caching, event
 
 logger = logging.getLogger("smmcts_spiel.compiling")
 _PACKAGE = __name__.partition(".")[0]
@@ -42,7 +47,7 @@ class _CompileListener(event.Listener):
             return
         _announced.add(module)
         logger.info("numba is compiling %s, once: later processes load it from numba's cache "
-                    "(this can take a few minutes)", module)
+                    "(seconds to a minute)", module)
 
     def on_end(self, event_: event.Event) -> None:
         self.depth -= 1
@@ -53,8 +58,29 @@ def _module_of(dispatcher) -> str | None:
     return getattr(function, "__module__", None)
 
 
+@contextlib.contextmanager
+def _tolerant_cache_io(cache: caching.Cache):
+    """numba's guard around reading and writing one function's cache (on Windows it
+    tolerates sharing errors): any failure to use the cache is reported once and swallowed,
+    which makes numba compile the function, or keep it compiled, in memory."""
+    try:
+        yield
+    except Exception as error:  # noqa: BLE001  (whatever the file held: compile instead)
+        with _lock:
+            if _cache_warned:
+                return
+            _cache_warned.append(cache.cache_path)
+        logger.warning("numba's cache in %s cannot be used (%s: %s): compiling in memory "
+                       "instead; delete that folder, or set NUMBA_CACHE_DIR to a writable "
+                       "one", cache.cache_path, type(error).__name__, " ".join(str(error).split()))
+
+
+_cache_warned: list[str] = []
+
+
 def install() -> None:
-    """Start announcing compiles (idempotent; the compiled packages call it on import)."""
+    """Start announcing compiles and tolerating unusable cache files (idempotent; the
+    compiled packages call it on import)."""
     global _installed
     with _lock:
         if _installed:
@@ -66,6 +92,7 @@ def install() -> None:
             logger.setLevel(logging.INFO)
             logger.propagate = False
         event.register("numba:compile", _CompileListener())
+        setattr(caching.Cache, "_guard_against_spurious_io_errors", _tolerant_cache_io)
         _installed = True
 
 

@@ -188,6 +188,14 @@ class MatchResult:
         return float(np.mean((np.sign(self.returns) + 1) / 2))
 
 
+def load_compiled_code(game: pyspiel.Game, bots: Iterable[BotLike]) -> None:
+    """Build each spec's bot once, so that numba compiles (or loads from its cache) the
+    bot's code here, before a progress bar starts its clock, not inside the first game."""
+    for bot in bots:
+        if isinstance(bot, str):
+            make_bot(bot, game, 0, 0)
+
+
 def play_match(game: pyspiel.Game, bot_a: BotLike, bot_b: BotLike, num_games: int,
                seed: int = 0, progress: bool = True) -> MatchResult:
     """``num_games`` games of A against B, A taking seat 0 in even games and seat 1 in odd.
@@ -199,6 +207,7 @@ def play_match(game: pyspiel.Game, bot_a: BotLike, bot_b: BotLike, num_games: in
     check_match_game(game)
     checks.check_count(num_games, "num_games", minimum=1)
     check_bots([bot_a, bot_b], [game])
+    load_compiled_code(game, [bot_a, bot_b])
     half_sum = game.utility_sum() / 2
     returns = []
     label_a, label_b = bot_label(bot_a), bot_label(bot_b)

@@ -41,7 +41,7 @@ def test_a_compile_is_announced_once_per_module_and_a_cache_load_not_at_all(tmp_
     assert first.returncode == 0, first.stderr[-2000:]
     lines = [line for line in first.stderr.splitlines() if "numba is compiling" in line]
     assert lines == ["smmcts_spiel: numba is compiling user_kernel, once: later processes load "
-                     "it from numba's cache (this can take a few minutes)"]
+                     "it from numba's cache (seconds to a minute)"]
     second = run(tmp_path)
     assert second.returncode == 0, second.stderr[-2000:]
     assert "numba is compiling" not in second.stderr
@@ -66,3 +66,19 @@ def test_the_logger_s_level_silences_it(tmp_path, level, announced):
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr[-2000:]
     assert ("numba is compiling" in result.stderr) == announced
+
+
+@pytest.mark.parametrize("damage", [b"garbage\n", b""])
+def test_a_corrupt_cache_costs_a_compile_and_one_warning_line_not_a_traceback(tmp_path, damage):
+    (tmp_path / "user_kernel.py").write_text(MODULE)
+    assert run(tmp_path).returncode == 0  # fills the cache
+    indexes = list((tmp_path / "__pycache__").glob("user_kernel.*.nbi"))
+    assert indexes
+    for index in indexes:
+        index.write_bytes(damage)
+    result = run(tmp_path)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "Traceback" not in result.stderr
+    warnings = [line for line in result.stderr.splitlines() if "cannot be used" in line]
+    assert len(warnings) == 1 and "compiling in memory instead" in warnings[0]
+    assert "NUMBA_CACHE_DIR" in warnings[0]

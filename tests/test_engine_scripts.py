@@ -52,3 +52,15 @@ def test_tune_exploration_scores_every_candidate(tmp_path):
     assert len(rows) == 4 * (4 + 2)
     assert all(float(r["mean"]) >= 0 for r in rows)
     assert "exp3:" in out and "ucb:" in out
+
+
+@pytest.mark.slow
+def test_bench_startup_times_a_cold_and_a_warm_process_beside_the_cpp_bot(tmp_path):
+    out = run("bench_startup.py", "--rows=SMMCTSBot:matrix_rps", "--repeats=1",
+              f"--csv={tmp_path / 'rows.csv'}")
+    (row,) = list(csv.DictReader(open(tmp_path / "rows.csv")))
+    assert (row["bot"], row["game"]) == ("SMMCTSBot", "matrix_rps")
+    # A cold process compiles what a warm one loads from the cache it filled.
+    assert float(row["cold_cpu"]) > float(row["warm_cpu"]) > 0
+    assert float(row["openspiel_cpu"]) > 0
+    assert "max_warm_cpu=" in out and "max_cold_cpu=" in out

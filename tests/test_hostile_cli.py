@@ -108,6 +108,7 @@ WRITING_FLAGS = {
     ("aij_head_to_head.py", "out"): [], ("aij_head_to_head.py", "results_dir"): [],
     ("aij_speed.py", "out"): [], ("aij_speed.py", "results_dir"): [],
     ("bench_bot.py", "csv"): ["--all_games"], ("bench_nfsp.py", "out"): [],
+    ("bench_startup.py", "csv"): [],
     ("bench_exact.py", "output_csv"): [], ("bench_solver.py", "output_csv"): [],
     ("demo.py", "results_dir"): [],
     ("equilibrium_loss.py", "solutions_dir"): [], ("equilibrium_loss.py", "results_dir"): [],

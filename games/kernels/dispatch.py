@@ -1,15 +1,15 @@
 """The built-in kernels' functions behind one compiled call each, chosen by the kernel's code.
 
-Compiled searches call ``status(code, state, params, data)`` and the like: one branch per
-built-in kernel module (its index in :data:`MODULES` is its code), so one compiled search
-serves every built-in game and numba caches it on disk (a function passed as an argument
-could not be cached). Adding a kernel: its module goes at the end of :data:`MODULES` and
-gets one branch in each function below. A user's kernel does not go here: see
-:func:`smmcts_spiel.games.kernels.register_kernel`.
+``status(code, state, params, data)`` and the like: one branch per built-in kernel module
+(its index in :data:`MODULES` is its code), for compiled code that serves every built-in
+game with one function (the kernel checks, tests). The kernel engine does not go through it:
+it compiles per kernel module (:func:`smmcts_spiel.search.kernel_engine.compiled_for`), so a
+search compiles only the kernel it plays. Adding a kernel: its module goes at the end of
+:data:`MODULES` and gets one branch in each function below. A user's kernel does not go
+here: see :func:`smmcts_spiel.games.kernels.register_kernel`.
 
 numba does not notice an edit to a kernel module in these cached callers: after editing
-one, delete the ``__pycache__/*.nbi`` / ``*.nbc`` files of ``games/kernels`` and
-``smmcts_spiel/search``.
+one, delete the ``__pycache__/*.nbi`` / ``*.nbc`` files of ``games/kernels``.
 """
 
 from __future__ import annotations

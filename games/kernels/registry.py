@@ -214,14 +214,17 @@ def _module_for(game: pyspiel.Game) -> tuple[types.ModuleType | None, int]:
     return None, USER_CODE
 
 
-def source_tag(module: types.ModuleType) -> str | None:
-    """A name for the module's current source (its name and a hash of its file), under
-    which compiled code built from it can be cached; None for a module without a file."""
+def source_tag(module: types.ModuleType, engine: tuple[str, ...] = ()) -> str | None:
+    """A name for the current source of ``module`` and of the files ``engine`` (the caller's
+    compiled code), under which code compiled from them can be cached: the module's name and
+    a hash of the files; None for a module without a file."""
     path = getattr(module, "__file__", None)
     if not path or not pathlib.Path(path).is_file():
         return None
-    digest = hashlib.sha256(pathlib.Path(path).read_bytes()).hexdigest()[:16]
-    return f"{module.__name__.replace('.', '_')}_{digest}"
+    digest = hashlib.sha256()
+    for source in (path, *sorted(engine)):
+        digest.update(pathlib.Path(source).read_bytes())
+    return f"{module.__name__.replace('.', '_')}_{digest.hexdigest()[:16]}"
 
 
 def dispatch_for(module: types.ModuleType) -> types.ModuleType:

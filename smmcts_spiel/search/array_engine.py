@@ -439,7 +439,7 @@ class ArraySMMCTS(ArrayTreeSearch):
         ``outcomes`` or the opening of ``node``; False if ``max_memory`` does not allow it."""
         n1, n2 = int(self.nodes_i[N1, node]), int(self.nodes_i[N2, node])
         self._pool_room = max(self._pool_room, outcomes + 1,
-                              n1 * n2 + ta.block_count(DECISION, n1 * n2) + n1 + n2)
+                              n1 * n2 + ta.block_count.py_func(DECISION, n1 * n2) + n1 + n2)
         while not self.has_room():
             if not self._grow():
                 return False

@@ -13,7 +13,7 @@ from smmcts_spiel.search import tree_arrays as ta
 def iteration_rooms(kernel: kernels.GameKernel) -> np.ndarray:
     """The most nodes, pool and slot entries one iteration on ``kernel`` may add."""
     joint = kernel.max_actions ** 2
-    width = (joint + ta.block_count(ta.DECISION, joint) + 2 * kernel.max_actions
+    width = (joint + ta.block_count.py_func(ta.DECISION, joint) + 2 * kernel.max_actions
              + 2 * kernel.max_chance_outcomes)
     return np.array([kernel.max_depth + 1, (kernel.max_depth + 1) * width,
                      (kernel.max_depth + 1) * width], np.int64)

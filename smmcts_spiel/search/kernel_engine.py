@@ -13,16 +13,16 @@ one of the reference engine, so the two agree in distribution, not draw for draw
 Iterations run in chunks sized from the measured rate so that a time limit is checked about
 every 2 ms; the arrays grow between chunks.
 
-The compiled functions call the built-in kernels through :mod:`smmcts_spiel.games.kernels`'
-dispatch (one engine for every built-in game, cached by numba). A user's kernel
-(``kernels.register_kernel``) gets its own copy of them, compiled over its dispatch
-(:func:`compiled_for`).
+The compiled functions are compiled per kernel module, built-in or a user's
+(``kernels.register_kernel``), over the module's dispatch (:func:`compiled_for`): a search
+compiles (and numba caches) only the kernel it plays.
 """
 
 from __future__ import annotations
 
 import functools
 import math
+import pathlib
 import time
 import types
 
@@ -59,7 +59,7 @@ from smmcts_spiel.search.tree_arrays import (
 )
 
 # ----------------------------------------------------------------------------------------
-# Compiled core.
+# Compiled core: templates that compiled_for compiles per kernel module, with their options.
 
 
 @ta.inlined
@@ -286,24 +286,25 @@ def _new_root(code, state, params, data, nodes_i, nodes_f, counters):
     return _new_node(code, state, params, data, nodes_i, nodes_f, counters)
 
 
-# The compiled functions that call a kernel, and those of them numba caches on disk.
+# The engine's source (this package's modules), in the name its code is cached under; the
+# compiled functions that call a kernel, and those of them numba caches on disk.
+ENGINE_SOURCES = tuple(str(p) for p in pathlib.Path(__file__).parent.rglob("*.py"))
 _KERNEL_CALLERS = ("_new_node", "_open", "_iteration", "_run", "_replay", "_new_root")
 _CACHED = ("_run", "_replay", "_new_root")
-_BUILT_IN = types.SimpleNamespace(run=_run, replay=_replay, new_root=_new_root)
 
 
 @functools.cache
 def compiled_for(module: types.ModuleType) -> types.SimpleNamespace:
     """The engine's kernel-calling functions (``run``, ``replay``, ``new_root``) compiled
-    over a user's kernel module: the same source, with ``kernels`` bound to the module's
-    dispatch (:func:`smmcts_spiel.games.kernels.dispatch_for`).
+    over one kernel module, built-in or a user's: the same source, with ``kernels`` bound to
+    the module's dispatch (:func:`smmcts_spiel.games.kernels.dispatch_for`), so a search
+    compiles only the kernel it plays.
 
-    Compiling takes as long as the built-in engine's first compile (tens of seconds). numba
-    caches the result under a name that holds a hash of the module's source file (an edit
-    recompiles; a module without a file is compiled in every process); like every cached
-    caller it does not notice edits to the files the module imports.
-    """
-    tag = kernels.source_tag(module)
+    numba caches it under a name with a hash of the module's source and of the engine's
+    (:func:`smmcts_spiel.games.kernels.source_tag`): an edit of either recompiles; a module
+    without a file is compiled in every process. (Like every numba cache, it does not notice
+    an edit of another module whose cached functions the kernel calls.)"""
+    tag = kernels.source_tag(module, engine=ENGINE_SOURCES)
     namespace = dict(globals())
     namespace["kernels"] = kernels.dispatch_for(module)
     for name in _KERNEL_CALLERS:
@@ -390,8 +391,7 @@ class KernelSMMCTS(ArrayTreeSearch):
                          iteration_room=(int(threads * self._rooms[0]),
                                          int(threads * max(self._rooms[1], self._rooms[2]))))
         self.kernel = kernel
-        self._compiled = (compiled_for(kernel.module) if kernel.code == kernels.USER_CODE
-                          else _BUILT_IN)
+        self._compiled = compiled_for(kernel.module)
         self.evaluator = evaluator
         self._evaluator_code = kernels.EVALUATORS[evaluator]
         self.threads = threads

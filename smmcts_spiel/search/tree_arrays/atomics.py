@@ -1,13 +1,21 @@
 """Atomic operations on the tree's arrays (tree parallelism: several threads grow one tree),
 as LLVM intrinsics, and the compile options of every helper inlined into the engines'
-loops (:data:`inlined`)."""
+loops (:data:`inlined`, :data:`array_returning`)."""
 
 from __future__ import annotations
 
 import numba
 import numba.extending
 
-inlined = numba.njit(inline="always", error_model="numpy")
+#: A helper of the engines' loops: compiled once by numba, and inlined into every caller by
+#: LLVM (``forceinline``). numba's own inlining (``inline="always"``) re-types the helper in
+#: every caller: with it the kernel engine's first compile took minutes.
+inlined = numba.njit(forceinline=True, error_model="numpy")
+#: A helper that returns one of its array arguments: inlined by numba, so that the returned
+#: array is reference-counted as its caller counts them (the kernel engine runs without
+#: numba's reference counting, the information-set searches with it); a helper compiled
+#: once would count them as the first engine that compiled it.
+array_returning = numba.njit(inline="always", error_model="numpy")
 
 
 

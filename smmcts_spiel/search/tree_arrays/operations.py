@@ -12,6 +12,7 @@ from smmcts_spiel.search import selectors
 from smmcts_spiel.search.tree_arrays.atomics import (
     acquire_load,
     add,
+    array_returning,
     atomic_add,
     compare_and_swap,
     inlined,
@@ -101,9 +102,9 @@ def claim_iteration(own, claimed):
     return True
 
 
-rm_probabilities = inlined(selectors.regret_matching_probabilities)
+rm_probabilities = array_returning(selectors.regret_matching_probabilities)
 rm_sample = inlined(selectors.regret_matching_sample)
-exp3_probabilities = inlined(selectors.exp3_probabilities)
+exp3_probabilities = array_returning(selectors.exp3_probabilities)
 sample_index = inlined(selectors.sample_index)
 bandit_regret_update = inlined(selectors.bandit_regret_update)
 ucb_index = inlined(selectors.ucb_index)
@@ -176,7 +177,7 @@ def mark_open(node, children, nodes_i):
     release_store(nodes_i[CHILD], node, children)
 
 
-@inlined
+@array_returning
 def probabilities(selector, stat, counts, gamma, c, out):
     """The selector's current sampling distribution (UCB: all mass on its choice)."""
     if selector == 0 or selector == 3:
@@ -256,7 +257,7 @@ def update(node, i, j, u1, fresh, p1, p2, selector, track_average, config, nodes
                   pool[c0 + i * n2:c0 + (i + 1) * n2], nodes_f, 1, config, atomic)
 
 
-@inlined
+@array_returning
 def statistics_at(node, own, nodes_i, slots, own_slots, atomic):
     """Where ``node``'s decision statistics are, for :func:`update`: ``(slots, offset,
     atomic)``, the tree's slots at ``nodes_i[SLOT, node]`` (``atomic``: other threads update
