@@ -19,6 +19,7 @@ import contextlib
 import logging
 import sys
 import threading
+from typing import Any
 
 from numba.core import caching, event
 
@@ -92,7 +93,8 @@ def install() -> None:
             logger.setLevel(logging.INFO)
             logger.propagate = False
         event.register("numba:compile", _CompileListener())
-        setattr(caching.Cache, "_guard_against_spurious_io_errors", _tolerant_cache_io)
+        cache_class: Any = caching.Cache  # replacing one of its methods, its guard
+        cache_class._guard_against_spurious_io_errors = _tolerant_cache_io
         _installed = True
 
 
