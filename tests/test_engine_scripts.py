@@ -64,3 +64,16 @@ def test_bench_startup_times_a_cold_and_a_warm_process_beside_the_cpp_bot(tmp_pa
     assert float(row["cold_cpu"]) > float(row["warm_cpu"]) > 0
     assert float(row["openspiel_cpu"]) > 0
     assert "max_warm_cpu=" in out and "max_cold_cpu=" in out
+
+
+@pytest.mark.slow
+def test_compile_profile_lists_what_a_cold_first_move_compiles(tmp_path):
+    result = subprocess.run([sys.executable, str(program("compile_profile.py")),
+                             "--game=matrix_rps", "--top=3"], capture_output=True, text=True,
+                            timeout=600, env={**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)})
+    assert result.returncode == 0, result.stderr[-3000:]
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("SMMCTSBot on matrix_rps: first move after")
+    assert len([line for line in lines if " s own " in line]) == 3
+    assert any("kernel_engine._run_" in line for line in lines)
+    assert lines[-1].startswith("kernel engine loop, nopython pipeline:")
