@@ -8,19 +8,22 @@ and process, the first compile of a function of this package or of a kernel modu
 registered with :func:`watch`. The logger is ``smmcts_spiel.compiling``, writing to stderr;
 ``logging.getLogger("smmcts_spiel.compiling").setLevel(logging.WARNING)`` silences it.
 
-A cache numba cannot use (a corrupt or truncated file, a full disk, a folder it cannot
-write) costs a compile in memory, not the search: one warning line per process, instead of
-numba's traceback.
+A cache numba cannot use (a corrupt or truncated file, a full disk) costs a compile in
+memory, not the search: one warning line per process, instead of numba's traceback; a
+``NUMBA_CACHE_DIR`` that cannot be written, which numba passes over in silence, one line too.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import sys
+import tempfile
 import threading
 from typing import Any
 
+import numba
 from numba.core import caching, event
 
 logger = logging.getLogger("smmcts_spiel.compiling")
@@ -95,7 +98,25 @@ def install() -> None:
         event.register("numba:compile", _CompileListener())
         cache_class: Any = caching.Cache  # replacing one of its methods, its guard
         cache_class._guard_against_spurious_io_errors = _tolerant_cache_io
+        _check_cache_dir()
         _installed = True
+
+
+def _check_cache_dir() -> None:
+    """``NUMBA_CACHE_DIR`` names a folder that cannot be written: numba silently caches
+    elsewhere (or nowhere), so say so once."""
+    folder = getattr(numba.config, "CACHE_DIR", "")  # set from NUMBA_CACHE_DIR
+    if not folder:
+        return
+    try:
+        os.makedirs(folder, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as error:
+        logger.warning("NUMBA_CACHE_DIR=%s cannot be written (%s): numba caches next to the "
+                       "sources or in its per-user folder instead, or compiles in every "
+                       "process; point it at a writable folder", folder,
+                       " ".join(str(error).split()))
 
 
 def watch(module: str) -> None:

@@ -1,6 +1,8 @@
-"""While numba compiles our code (minutes on a first run) the library says so on stderr, once
-per module; a cache load, which takes a fraction of the time, says nothing."""
+"""While numba compiles our code (seconds on a first run) the library says so on stderr, once
+per module; a cache load, which takes a fraction of the time, says nothing; a cache that
+cannot be used costs one warning line, never a traceback."""
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -82,3 +84,15 @@ def test_a_corrupt_cache_costs_a_compile_and_one_warning_line_not_a_traceback(tm
     warnings = [line for line in result.stderr.splitlines() if "cannot be used" in line]
     assert len(warnings) == 1 and "compiling in memory instead" in warnings[0]
     assert "NUMBA_CACHE_DIR" in warnings[0]
+
+
+def test_a_cache_folder_that_cannot_be_written_is_named_in_one_warning_line(tmp_path):
+    (tmp_path / "user_kernel.py").write_text(MODULE)
+    (tmp_path / "a_file").write_text("")
+    result = subprocess.run([sys.executable, "-c", PROGRAM, str(tmp_path)], capture_output=True,
+                            text=True, timeout=300,
+                            env={**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "a_file" / "x")})
+    assert result.returncode == 0, result.stderr[-2000:]
+    warnings = [line for line in result.stderr.splitlines() if "cannot be written" in line]
+    assert len(warnings) == 1 and "a_file" in warnings[0], result.stderr
+    assert "Traceback" not in result.stderr
