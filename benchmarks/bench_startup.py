@@ -59,23 +59,24 @@ import pyspiel
 if sys.argv[1].startswith("smmcts_"):
     import smmcts_spiel  # registers the smmcts_* games
 game = pyspiel.load_game(sys.argv[1])
-state = game.new_initial_state()
-while state.is_chance_node():
-    state.apply_action(state.chance_outcomes()[0][0])
+
+
+def first_decision_state(game):  # here, not imported: the probe imports only what it times
+    state = game.new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    return state
 """
 OURS = _FIRST_MOVE + """
 from smmcts_spiel import bots
 bot = getattr(bots, sys.argv[2])(game, 0, iterations=1000, seed=0)
-bot.step(state)
+bot.step(first_decision_state(game))
 """
 OPENSPIEL = _FIRST_MOVE + """
 evaluator = pyspiel.RandomRolloutEvaluator(1, 0)
 kind = game.get_type()
 if kind.dynamics == pyspiel.GameType.Dynamics.SIMULTANEOUS:
     game = pyspiel.convert_to_turn_based(game)
-    state = game.new_initial_state()
-    while state.is_chance_node():
-        state.apply_action(state.chance_outcomes()[0][0])
 if sys.argv[1].startswith("smmcts_"):  # a Python-defined game: the C++ bot cannot play it
     import numpy as np
     from open_spiel.python.algorithms import mcts
@@ -86,7 +87,7 @@ elif (kind.dynamics == pyspiel.GameType.Dynamics.SIMULTANEOUS
     bot = pyspiel.MCTSBot(game, evaluator, 2.0, 1000, 2000, False, 0, False)
 else:
     bot = pyspiel.ISMCTSBot(0, evaluator, 2.0, 1000)
-bot.step(state)
+bot.step(first_decision_state(game))
 """
 
 

@@ -20,6 +20,7 @@ from absl import flags
 from numba.core import event
 
 from smmcts_spiel.experiments import cli
+from smmcts_spiel.imperfect.information_sets import first_decision_state
 
 _BOT = flags.DEFINE_enum("bot", "SMMCTSBot", ["SMMCTSBot", "OOSBot", "ISSMMCTSBot"],
                          "The bot to build.")
@@ -57,10 +58,7 @@ def profile() -> None:
     game = pyspiel.load_game(_GAME.value)
     start = time.process_time()
     bot = getattr(bots, _BOT.value)(game, 0, iterations=1000, seed=0)
-    state = game.new_initial_state()
-    while state.is_chance_node():
-        state.apply_action(state.chance_outcomes()[0][0])
-    bot.step(state)
+    bot.step(first_decision_state(game))
     print(f"{_BOT.value} on {_GAME.value}: first move after {time.process_time() - start:.1f} s "
           f"CPU, {sum(listener.own.values()):.1f} s of it compiling")
     for name, seconds in listener.own.most_common(_TOP.value):

@@ -57,6 +57,8 @@ def warm_up(games: Sequence[str] = DEFAULT_GAMES, progress: bool = True) -> dict
     not load or that no compiled bot plays."""
     from tqdm.auto import tqdm  # imported when used: importing the package must not import it
 
+    from smmcts_spiel.imperfect.information_sets import first_decision_state
+
     work = []
     for name in games:
         try:
@@ -76,11 +78,7 @@ def warm_up(games: Sequence[str] = DEFAULT_GAMES, progress: bool = True) -> dict
         for label, build, game in bar:
             bar.set_postfix_str(label)
             start = time.perf_counter()
-            bot = build()
-            state = game.new_initial_state()
-            while state.is_chance_node():
-                state.apply_action(state.chance_outcomes()[0][0])
-            bot.step(state)
+            build().step(first_decision_state(game))
             seconds[label] = time.perf_counter() - start
     return seconds
 
