@@ -31,7 +31,8 @@ GAME_DEFAULTS: dict[str, dict[str, Any]] = {
 #: The bot's settings for a game not in :data:`GAME_DEFAULTS` (None: the selector's own
 #: default, :mod:`smmcts_spiel.search.selectors`).
 BASE_DEFAULTS: dict[str, Any] = dict(selector="rm", gamma=None, c=None,
-                                     final_strategy="empirical", threshold=DEFAULT_THRESHOLD)
+                                     final_strategy="empirical", threshold=DEFAULT_THRESHOLD,
+                                     tie_tolerance=0.0)
 
 
 def game_settings(game: pyspiel.Game, **given: Any) -> dict[str, Any]:
@@ -65,6 +66,9 @@ class SMMCTSBot(SearchBot):
         paper's), 0.1 for Exp3 (measured, docs/search_and_bots.md).
       c: UCB exploration constant, on rewards in [0, 1]; default (None) 0.5 (measured; the
         old 1.4 on rewards in [-1, 1] is 0.7).
+      tie_tolerance: UCB's bounds within this of the best count as tied, one of them drawn
+        at random; default (None) 0, equal bounds only. The AIJ 2016 study's UCT ties bounds
+        "less than 0.01 apart" on utilities in [-1, 1]: 0.005 here.
       iterations: search iterations per step (None: search by time_limit alone).
       time_limit: seconds per step; the search stops at whichever budget runs out first.
       final_strategy: "empirical" frequencies (the paper's), "average" strategy,
@@ -123,10 +127,11 @@ class SMMCTSBot(SearchBot):
                  seed: int | None = None, evaluator=None, engine: str = "auto",
                  threshold: float | None = None, threads: int | str = 1,
                  max_memory: int = DEFAULT_MAX_MEMORY, parallel: str | None = None,
-                 virtual_loss: bool = False):
+                 virtual_loss: bool = False, tie_tolerance: float | None = None):
         super().__init__(game, player_id, iterations, time_limit, seed)
         options = game_settings(game, selector=selector, gamma=gamma, c=c,
-                                final_strategy=final_strategy, threshold=threshold)
+                                final_strategy=final_strategy, threshold=threshold,
+                                tie_tolerance=tie_tolerance)
         self._search: Search = make_search(game, self._rng, engine=engine, evaluator=evaluator,
                                            threads=threads, parallel=parallel,
                                            virtual_loss=virtual_loss, max_memory=max_memory,

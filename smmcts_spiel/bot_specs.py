@@ -285,7 +285,7 @@ def _check_value(kind: str, key: str, value) -> None:
         checks.check_budget(None, value)
     elif key in ("gamma", "delta", "epsilon", "threshold"):
         checks.check_probability(value, key)
-    elif key in ("c", "uct_c") and not 0 <= value < math.inf:
+    elif key in ("c", "uct_c", "tie_tolerance") and not 0 <= value < math.inf:
         raise ValueError(f"{key} must be a non-negative finite number, got {value!r}")
 
 

@@ -374,3 +374,14 @@ def test_refuses_what_the_reference_refuses():
     state.apply_actions([0, 0])
     with pytest.raises(ValueError, match="terminal"):
         ArraySMMCTS(pyspiel.load_game("matrix_mp")).run(state, 10)
+
+
+def test_same_tree_as_the_reference_engine_with_ucb_ties_within_a_tolerance():
+    game = pyspiel.load_game("goofspiel(num_cards=4,imp_info=False,points_order=descending)")
+    state = game.new_initial_state()
+    trees = {}
+    for tolerance in (0.0, 0.01):
+        reference, arrays = both_engines(game, selector="ucb", tie_tolerance=tolerance, seed=11)
+        trees[tolerance] = tree_of(reference, reference.run(state, 2_000))
+        assert trees[tolerance] == tree_of(arrays, arrays.run(state, 2_000))
+    assert trees[0.0] != trees[0.01]  # the tolerance changes the selection

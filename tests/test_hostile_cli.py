@@ -427,6 +427,7 @@ def test_misspelt_games_are_named_with_the_flag_and_a_suggestion(text, message):
     ("smmcts(time_limit=-1)", "time_limit must be a positive"),
     ("oos(epsilon=1.5)", "epsilon must be a probability"),
     ("mcts(uct_c=-2)", "uct_c must be a non-negative"),
+    ("smmcts(selector=ucb,tie_tolerance=-0.01)", "tie_tolerance must be a non-negative"),
 ])
 def test_bad_values_in_a_spec_are_refused_before_any_bot_is_built(spec, message):
     with pytest.raises(ValueError, match=re.escape(message)):

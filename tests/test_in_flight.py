@@ -31,20 +31,20 @@ def _gather(flights, me, alive, depth, node, n1, o1, o2):
 @numba.njit
 def _select(selector, stat, counts, gamma, c, probs, u, track_average, o, others, scale,
             scratch, scratch_counts):
-    return in_flight.select_in_flight(selector, stat, counts, gamma, c, probs, u,
+    return in_flight.select_in_flight(selector, stat, counts, gamma, c, 0.0, probs, u,
                                       track_average, o, others, scale, scratch,
                                       scratch_counts)
 
 
 @numba.njit
 def _plain_select(selector, stat, counts, gamma, c, probs, u, track_average):
-    return ta.select(selector, stat, counts, gamma, c, probs, u, track_average)
+    return ta.select(selector, stat, counts, gamma, c, 0.0, probs, u, track_average)
 
 
 @numba.njit
 def _select_joint(stats, flights, alive, config, scratch, own_stats):
     """Thread 0 at node 0 (depth 0), UCB, three actions each."""
-    return in_flight.select_joint(2, stats, 0, 3, 3, 0.1, 0.5, np.zeros(3), np.zeros(3), 0.5,
+    return in_flight.select_joint(2, stats, 0, 3, 3, 0.1, 0.5, 0.0, np.zeros(3), np.zeros(3), 0.5,
                                   0.5, False, flights, 0, alive, 0, 0, 0.0, config, scratch,
                                   own_stats)
 

@@ -352,3 +352,15 @@ def test_the_bot_takes_each_kernel_s_measured_default_evaluator(game_string, eva
     assert SMMCTSBot(game, 0, iterations=10, seed=0).search.evaluator == evaluator
     chosen = SMMCTSBot(game, 0, iterations=10, seed=0, evaluator="random_rollout")
     assert chosen.search.evaluator == "random_rollout"
+
+
+def test_ucb_with_every_bound_tied_selects_uniformly():
+    """A tie tolerance above every bound's spread makes UCB a uniform sampler: the root's
+    visit counts are then those of uniform draws."""
+    game = pyspiel.load_game(GOOF4)
+    search = KernelSMMCTS(game, selector="ucb", tie_tolerance=100.0, seed=3)
+    root = search.run(game.new_initial_state(), 40_000)
+    counts = np.array(root.counts[0], dtype=float)
+    assert np.all(np.abs(counts / counts.sum() - 1 / len(counts)) < 0.02), counts
+    greedy = KernelSMMCTS(game, selector="ucb", seed=3).run(game.new_initial_state(), 40_000)
+    assert np.ptp(np.array(greedy.counts[0]) / 40_000) > 0.1  # plain UCB is not uniform

@@ -161,8 +161,26 @@ def test_decreasing_gamma():
 
 def test_ucb_breaks_ties_with_its_random_number():
     counts, sums = [2, 2, 2, 4], [1.0, 1.0, 0.0, 2.0]  # actions 0 and 1 tie for the best bound
-    picks = [sel.ucb_index_random_ties(sums, counts, 1.0, u) for u in (0.0, 0.49, 0.5, 0.99)]
+    picks = [sel.ucb_index_random_ties(sums, counts, 1.0, 0.0, u) for u in (0.0, 0.49, 0.5, 0.99)]
     assert picks == [0, 0, 1, 1]
     assert sel.ucb_index(sums, counts, 1.0) == 0
-    untried = [sel.ucb_index_random_ties([0.0] * 4, [1, 0, 3, 0], 1.0, u) for u in (0.2, 0.7)]
+    untried = [sel.ucb_index_random_ties([0.0] * 4, [1, 0, 3, 0], 1.0, 0.0, u)
+               for u in (0.2, 0.7)]
     assert untried == [1, 3]
+
+
+def test_ucb_ties_bounds_within_its_tolerance():
+    """The AIJ 2016 study's UCT: bounds less than the tolerance apart are tied."""
+    counts = [10, 10, 10]
+    sums = [5.0, 4.99, 4.0]  # means 0.5, 0.499, 0.4: the same exploration term
+    exact = {sel.ucb_index_random_ties(sums, counts, 0.5, 0.0, u) for u in (0.0, 0.5, 0.99)}
+    assert exact == {0}
+    tied = [sel.ucb_index_random_ties(sums, counts, 0.5, 0.005, u) for u in (0.0, 0.49, 0.5, 0.99)]
+    assert tied == [0, 0, 1, 1]
+    every = {sel.ucb_index_random_ties(sums, counts, 0.5, 0.2, u) for u in (0.0, 0.5, 0.99)}
+    assert every == {0, 1, 2}
+    ucb = sel.UCBSelector(3, 0.5, tie_tolerance=0.005)
+    ucb.reward_sums, ucb.counts = sums, counts
+    assert [ucb.select(u) for u in (0.0, 0.99)] == [0, 1]
+    with pytest.raises(ValueError, match="tie_tolerance must be a finite number >= 0"):
+        sel.selector_factory("ucb", tie_tolerance=-0.1)

@@ -117,7 +117,7 @@ def _run(iterations, code, root, params, data, histories, lengths, cumulative, c
                     p = path_probs[visited]
                     _probabilities(selector, gamma, c, stats[row], counts[row], n, p)
                     if selector == 2:
-                        i = _ucb_select(stats[row, :n], counts[row, :n], c, rng.random())
+                        i = _ucb_select(stats[row, :n], counts[row, :n], c, 0.0, rng.random())
                     else:
                         i = _sample_index(p[:n], rng.random())
                     path_row[visited] = row

@@ -52,6 +52,7 @@ from smmcts_spiel.search.tree_arrays import (
     SLOTS_USED,
     STAT,
     TERMINAL,
+    TIES,
     U1,
     ArrayTreeSearch,
     C,
@@ -174,6 +175,7 @@ def _advance(budget, kind, n1, n2, value, floats, nodes_i, nodes_f, pool, slots,
             mode = IDLE
     gamma = floats[GAMMA]
     c = floats[C]
+    ties = floats[TIES]
     while True:
         if mode == IDLE:
             if done >= budget:
@@ -221,12 +223,12 @@ def _advance(budget, kind, n1, n2, value, floats, nodes_i, nodes_f, pool, slots,
             ints[MODE], ints[NODE], ints[ACTION], ints[DEPTH] = NEEDS_CHILD, node, a, depth
             return EXPAND + (LAST if expanded == n1 * n2 - 1 else 0), node, a, done
         u1 = _mt_random(ints) if n1 > 1 else 0.0
-        i = ta.select(selector, slots[STAT, s:s + n1], slots[COUNT, s:s + n1], gamma, c,
+        i = ta.select(selector, slots[STAT, s:s + n1], slots[COUNT, s:s + n1], gamma, c, ties,
                       slots[PROB, s:s + n1], u1, track_average)
         u2 = _mt_random(ints) if n2 > 1 else 0.0
         j = ta.select(selector, slots[STAT, s + n1:s + n1 + n2],
-                      slots[COUNT, s + n1:s + n1 + n2], gamma, c, slots[PROB, s + n1:s + n1 + n2],
-                      u2, track_average)
+                      slots[COUNT, s + n1:s + n1 + n2], gamma, c, ties,
+                      slots[PROB, s + n1:s + n1 + n2], u2, track_average)
         path_node[depth] = node
         path_i[depth] = i
         path_j[depth] = j
@@ -254,10 +256,10 @@ class ArraySMMCTS(ArrayTreeSearch):
     def __init__(self, game: pyspiel.Game, selector: str = "rm", gamma: float | None = None,
                  c: float | None = None, final_strategy: str = "empirical", evaluator=None,
                  seed: int | None = None, initial_nodes: int = 1 << 14, threshold: float = 0.0,
-                 max_memory: int = ta.DEFAULT_MAX_MEMORY):
+                 max_memory: int = ta.DEFAULT_MAX_MEMORY, tie_tolerance: float = 0.0):
         super().__init__(game, selector, gamma, c, final_strategy, node_room=1, pool_room=0,
                          initial_nodes=initial_nodes, assumed_rate=3e5, threshold=threshold,
-                         max_memory=max_memory)
+                         max_memory=max_memory, tie_tolerance=tie_tolerance)
         depth = game.max_game_length() + 2  # nodes on a path (chance nodes: grown if need be)
         rng = random.Random(seed)  # the reference engine's draws, in the same order
         self.evaluator = evaluator or OpenSpielRolloutEvaluator(seed=rng.getrandbits(63))

@@ -115,8 +115,8 @@ def loss_scales(selector, mean, config):
 
 
 @inlined
-def select_in_flight(selector, stat, counts, gamma, c, probs, u, track_average, o, others,
-                     scale, scratch, scratch_counts):
+def select_in_flight(selector, stat, counts, gamma, c, ties, probs, u, track_average, o,
+                     others, scale, scratch, scratch_counts):
     """:func:`.tree_arrays.select` with ``others`` iterations of other threads in flight at
     the node, ``o[a]`` of them having chosen ``a`` (then reset to 0), ``scale`` the size of one
     loss (:func:`loss_scales`). The stored ``stat`` and ``counts`` are not written: the
@@ -135,7 +135,7 @@ def select_in_flight(selector, stat, counts, gamma, c, probs, u, track_average, 
     if others == 0 or n == 1:
         for a in range(n):
             o[a] = 0.0
-        return ta.select(selector, stat, counts, gamma, c, probs, u, track_average)
+        return ta.select(selector, stat, counts, gamma, c, ties, probs, u, track_average)
     values = scratch[:n]
     plays = scratch_counts[:n]
     for a in range(n):
@@ -153,12 +153,13 @@ def select_in_flight(selector, stat, counts, gamma, c, probs, u, track_average, 
             plays[a] += o[a]
     for a in range(n):
         o[a] = 0.0
-    return ta.select(selector, values, plays, gamma, c, probs, u, track_average)
+    return ta.select(selector, values, plays, gamma, c, ties, probs, u, track_average)
 
 
 @inlined
-def select_joint(selector, stats, s, n1, n2, gamma, c, probs1, probs2, u1, u2, track_average,
-                 flights, me, alive, depth, node, mean, config, scratch, own_stats):
+def select_joint(selector, stats, s, n1, n2, gamma, c, ties, probs1, probs2, u1, u2,
+                 track_average, flights, me, alive, depth, node, mean, config, scratch,
+                 own_stats):
     """Both players' actions at a decision node (statistics at ``stats[:, s:s + n1 + n2]``)
     by :func:`.tree_arrays.select`, or, where ``flights`` has columns, with the other threads'
     iterations in flight there as virtual losses (``mean``: the node's mean value), then
@@ -168,18 +169,19 @@ def select_joint(selector, stats, s, n1, n2, gamma, c, probs1, probs2, u1, u2, t
     update, so there is no loss to anticipate: the plain selection, published."""
     if flights.shape[1] == 0 or own_stats:
         i = ta.select(selector, stats[ta.STAT, s:s + n1], stats[ta.COUNT, s:s + n1], gamma, c,
-                      probs1, u1, track_average)
+                      ties, probs1, u1, track_average)
         j = ta.select(selector, stats[ta.STAT, s + n1:s + n1 + n2],
-                      stats[ta.COUNT, s + n1:s + n1 + n2], gamma, c, probs2, u2, track_average)
+                      stats[ta.COUNT, s + n1:s + n1 + n2], gamma, c, ties, probs2, u2,
+                      track_average)
         publish(flights[me], depth, node, i, j)
         return i, j
     others = gather(flights, me, alive, depth, node, n1, scratch[0, :n1], scratch[1, :n2])
     scale1, scale2 = loss_scales(selector, mean, config)
     i = select_in_flight(selector, stats[ta.STAT, s:s + n1], stats[ta.COUNT, s:s + n1], gamma,
-                         c, probs1, u1, track_average, scratch[0, :n1], others, scale1,
+                         c, ties, probs1, u1, track_average, scratch[0, :n1], others, scale1,
                          scratch[2], scratch[3])
     j = select_in_flight(selector, stats[ta.STAT, s + n1:s + n1 + n2],
-                         stats[ta.COUNT, s + n1:s + n1 + n2], gamma, c, probs2, u2,
+                         stats[ta.COUNT, s + n1:s + n1 + n2], gamma, c, ties, probs2, u2,
                          track_average, scratch[1, :n2], others, scale2, scratch[2], scratch[3])
     publish(flights[me], depth, node, i, j)
     return i, j

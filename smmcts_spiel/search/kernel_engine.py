@@ -130,8 +130,7 @@ def _iteration(root, root_state, code, params, data, evaluator, selector, mean_v
     node = root
     depth = 0
     u = 0.0
-    gamma = config[GAMMA]
-    c = config[C]
+    gamma, c, ties = config[GAMMA], config[C], config[ta.TIES]
     while True:
         kind = nodes_i[KIND, node]
         if kind == TERMINAL:
@@ -192,9 +191,10 @@ def _iteration(root, root_state, code, params, data, evaluator, selector, mean_v
         u2 = rng.random() if n2 > 1 else 0.0
         mean = (own_f[ta.X] / own_f[ta.VISITS] if own_stats and own_f[ta.VISITS] > 0
                 else nodes_f[ta.MEAN, node])
-        i, j = in_flight.select_joint(selector, stats, s, n1, n2, gamma, c, path_probs[depth, :n1],
-                                      path_probs[depth, n1:n1 + n2], u1, u2, track_average, flights,
-                                      me, alive, depth, node, mean, config, loss_scratch, own_stats)
+        i, j = in_flight.select_joint(selector, stats, s, n1, n2, gamma, c, ties,
+                                      path_probs[depth, :n1], path_probs[depth, n1:n1 + n2], u1,
+                                      u2, track_average, flights, me, alive, depth, node, mean,
+                                      config, loss_scratch, own_stats)
         kernels.apply_actions(code, state, params, data, pool[a0 + i], pool[a0 + n1 + j])
         path_node[depth] = node
         path_i[depth] = i
@@ -365,7 +365,7 @@ class KernelSMMCTS(ArrayTreeSearch):
                  evaluator: str = "random_rollout", seed: int | None = None,
                  initial_nodes: int = 1 << 16, threshold: float = 0.0,
                  max_memory: int = ta.DEFAULT_MAX_MEMORY, threads: int = 1,
-                 virtual_loss: bool = False):
+                 virtual_loss: bool = False, tie_tolerance: float = 0.0):
         check_game(game)
         threads = thread_counts.check_threads(threads)
         virtual_loss = in_flight.check_virtual_loss(virtual_loss)
@@ -385,7 +385,7 @@ class KernelSMMCTS(ArrayTreeSearch):
         super().__init__(game, selector, gamma, c, final_strategy,
                          node_room=int(room[0]), pool_room=int(max(room[1], room[2])),
                          initial_nodes=initial_nodes, assumed_rate=2e6 * threads,
-                         threshold=threshold, max_memory=max_memory,
+                         threshold=threshold, max_memory=max_memory, tie_tolerance=tie_tolerance,
                          # the minimum max_memory: one iteration per thread, not a block
                          # (twice a worst-case iteration: 7 GB on the default Oshi-Zumo)
                          iteration_room=(int(threads * self._rooms[0]),

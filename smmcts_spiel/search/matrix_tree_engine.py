@@ -58,6 +58,7 @@ GAMMA_SCHEDULES = ("constant", "decreasing")
 _inlined = numba.njit(inline="always", error_model="numpy")
 
 _sample_index = tree_arrays.sample_index
+_ucb_index_random_ties = tree_arrays.ucb_index_random_ties
 _bandit_regret_update = tree_arrays.bandit_regret_update
 _decreasing_gamma = _inlined(selectors.decreasing_gamma)
 
@@ -108,6 +109,7 @@ def exploitability_curves(
     game_value: float,
     final_strategy: str = "empirical",
     gamma_schedule: str = "constant",
+    tie_tolerance: float | None = None,
 ) -> Curves:
     """Run one SM-MCTS search per seed and record e1 / NashConv at each checkpoint.
 
@@ -115,6 +117,9 @@ def exploitability_curves(
     value for player 1, e.g. from :mod:`smmcts_spiel.exact.solver`). ``gamma_schedule``
     "decreasing" explores with ``min(1, gamma / sqrt(t))`` at the t-th update of a node
     (:func:`smmcts_spiel.search.selectors.decreasing_gamma`) instead of a constant gamma.
+    UCB takes its lowest maximiser (None, the AIJ 2016 study's "fully deterministic" UCT) or
+    one of the bounds within ``tie_tolerance`` of the best at random (0: equal bounds only;
+    :func:`smmcts_spiel.search.selectors.ucb_index_random_ties`).
     """
     base, mean_variant = selectors.parse_selector(selector)
     gamma, c = selectors.exploration(base, gamma, c)
@@ -138,7 +143,9 @@ def exploitability_curves(
         flat.kind, flat.value, flat.rows, flat.cols, flat.child_start, flat.children,
         flat.probs, flat.p1_offset, flat.p2_offset, flat.num_p1_slots, flat.num_p2_slots,
         flat.max_actions, flat.max_path, reward_units(flat), SELECTOR_CODES[base], mean_variant,
-        (float(gamma), gamma_schedule == "decreasing"), float(c), final_strategy == "average",
+        (float(gamma), gamma_schedule == "decreasing",
+         -1.0 if tie_tolerance is None else selectors.check_tie_tolerance(tie_tolerance)),
+        float(c), final_strategy == "average",
         cps, seed_array,
         float(game_value), e1, nash_conv, stats)
     n1, n2 = flat.num_p1_slots, flat.num_p2_slots
@@ -249,7 +256,7 @@ def _rollout(node, kind, value, rows, cols, child_start, children, probs):
 
 @_inlined
 def _selector_probabilities(code, stat, counts, exploration, c, out):
-    g, decreasing = exploration
+    g, decreasing, _ = exploration
     if decreasing:
         visits = 0.0
         for a in range(len(counts)):
@@ -317,7 +324,10 @@ def _iteration(code, mean_variant, exploration, c, rewards, kind, value, rows, c
                child_start, children, probs, p1_offset, p2_offset, in_tree, expanded, x_sum, visits,
                stat1, stat2, counts1, counts2, avg1, avg2, probs1, probs2, path_node,
                path_i, path_j, track_average):
-    """One simulation of Alg. 1 from the root, iteratively (descend, then back up)."""
+    """One simulation of Alg. 1 from the root, iteratively (descend, then back up).
+    ``exploration``: (gamma, whether it decreases, UCB's tie tolerance). UCB takes its
+    lowest maximiser, or with a tolerance >= 0 one of the bounds within it of the best at
+    random. (31 arguments would be one too many for numba to inline the call.)"""
     depth = 0
     node = 0
     u = 0.0
@@ -365,6 +375,12 @@ def _iteration(code, mean_variant, exploration, c, rewards, kind, value, rows, c
         j = _sample_index(_selector_probabilities(code, stat2[o2:o2 + n], counts2[o2:o2 + n],
                                                   exploration, c, probs2[o2:o2 + n]),
                           np.random.random())
+        ties = exploration[2]
+        if code == 2 and ties >= 0.0:
+            i = _ucb_index_random_ties(stat1[o1:o1 + m], counts1[o1:o1 + m], c, ties,
+                                       np.random.random())
+            j = _ucb_index_random_ties(stat2[o2:o2 + n], counts2[o2:o2 + n], c, ties,
+                                       np.random.random())
         path_node[depth] = node
         path_i[depth] = i
         path_j[depth] = j

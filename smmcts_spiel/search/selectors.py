@@ -37,6 +37,8 @@ SELECTOR_NAMES = ("rm", "rmb", "exp3", "ucb")
 #: docs/search_and_bots.md).
 DEFAULT_GAMMA = {"rm": 0.05, "rmb": 0.05, "exp3": 0.1}
 DEFAULT_C = 0.5
+#: UCB's tie tolerance when none is given: equal bounds only (see :func:`ucb_index_random_ties`).
+DEFAULT_TIE_TOLERANCE = 0.0
 
 # ----------------------------------------------------------------------------------------
 # Shared arithmetic (plain loops: works on lists here, compiled by numba on arrays there).
@@ -150,9 +152,13 @@ def sample_index(probabilities, u):
     return n - 1
 
 
-def ucb_index_random_ties(reward_sums, counts, c, u):
+def ucb_index_random_ties(reward_sums, counts, c, tie_tolerance, u):
     """:func:`ucb_index` with ties broken by the uniform number ``u`` in [0, 1): the
-    ``floor(u k)``-th of the ``k`` untried actions, else of the ``k`` maximisers."""
+    ``floor(u k)``-th of the ``k`` untried actions, else of the ``k`` actions whose bound is
+    within ``tie_tolerance`` of the largest (0: equal bounds only). The AIJ 2016 study's UCT
+    counts bounds "less than 0.01 apart" on utilities in [-1, 1] as tied (its Sections
+    4.4.1 and 6.3: the randomisation that brings decoupled UCT close to an equilibrium), a
+    tolerance of 0.005 on our rewards in [0, 1]."""
     n = len(counts)
     untried = 0
     total = 0
@@ -177,10 +183,16 @@ def ucb_index_random_ties(reward_sums, counts, c, u):
             ties = 1
         elif value == best_value:
             ties += 1
+    floor = best_value - tie_tolerance
+    if tie_tolerance > 0.0:
+        ties = 0
+        for i in range(n):
+            if reward_sums[i] / counts[i] + c * math.sqrt(log_total / counts[i]) >= floor:
+                ties += 1
     target = min(int(u * ties), ties - 1)
     for i in range(n):
         value = reward_sums[i] / counts[i] + c * math.sqrt(log_total / counts[i])
-        if value == best_value:
+        if value >= floor:
             if target == 0:
                 return i
             target -= 1
@@ -283,17 +295,20 @@ class Exp3Selector:
 class UCBSelector:
     """Decoupled UCB1 (UCT): not Hannan consistent, so no Nash guarantee (Shafiei et al.).
 
-    ``select`` breaks ties (untried actions, equal bounds) at random with its ``u``;
-    ``probabilities`` (for the average strategy) puts all mass on the lowest maximiser.
+    ``select`` breaks ties (untried actions, bounds within ``tie_tolerance`` of the best)
+    at random with its ``u``; ``probabilities`` (for the average strategy) puts all mass on
+    the lowest maximiser.
     """
 
     uses_action_values = False
-    __slots__ = ("reward_sums", "counts", "c")
+    __slots__ = ("reward_sums", "counts", "c", "tie_tolerance")
 
-    def __init__(self, num_actions: int, c: float):
+    def __init__(self, num_actions: int, c: float,
+                 tie_tolerance: float = DEFAULT_TIE_TOLERANCE):
         self.reward_sums = [0.0] * num_actions
         self.counts = [0] * num_actions
         self.c = c
+        self.tie_tolerance = tie_tolerance
 
     def probabilities(self) -> list[float]:
         probs = [0.0] * len(self.counts)
@@ -301,7 +316,8 @@ class UCBSelector:
         return probs
 
     def select(self, u: float) -> int:
-        return ucb_index_random_ties(self.reward_sums, self.counts, self.c, u)
+        return ucb_index_random_ties(self.reward_sums, self.counts, self.c,
+                                     self.tie_tolerance, u)
 
     def update(self, action: int, reward: float, action_values=None) -> None:
         self.reward_sums[action] += reward
@@ -340,6 +356,14 @@ def check_gamma(gamma: float) -> float:
     return float(gamma)
 
 
+def check_tie_tolerance(tie_tolerance: float) -> float:
+    if (isinstance(tie_tolerance, bool) or not isinstance(tie_tolerance, (int, float))
+            or not 0 <= tie_tolerance < math.inf):
+        raise ValueError("tie_tolerance must be a finite number >= 0 (UCB bounds within it of "
+                         f"the best count as tied), got {checks.shown(tie_tolerance)!r}")
+    return float(tie_tolerance)
+
+
 def check_c(c: float) -> float:
     if isinstance(c, bool) or not isinstance(c, (int, float)) or not c >= 0:
         raise ValueError("c must be a number >= 0 (the UCB exploration constant), "
@@ -347,13 +371,15 @@ def check_c(c: float) -> float:
     return float(c)
 
 
-def selector_factory(name: str, gamma: float | None = None, c: float | None = None):
+def selector_factory(name: str, gamma: float | None = None, c: float | None = None,
+                     tie_tolerance: float = DEFAULT_TIE_TOLERANCE):
     """A function ``num_actions -> selector`` for the base selector ``name`` (None: the
-    selector's default exploration, see :func:`exploration`)."""
+    selector's default exploration, see :func:`exploration`; ``tie_tolerance``: UCB's)."""
     base, _ = parse_selector(name)
     gamma, c = exploration(base, gamma, c)
+    tie_tolerance = check_tie_tolerance(tie_tolerance)
     if base == "ucb":
-        return lambda num_actions: UCBSelector(num_actions, c)
+        return lambda num_actions: UCBSelector(num_actions, c, tie_tolerance)
     cls = {"rm": RegretMatchingSelector, "rmb": BanditRegretMatchingSelector,
            "exp3": Exp3Selector}[base]
     return lambda num_actions: cls(num_actions, gamma)

@@ -36,7 +36,13 @@ from open_spiel.python import policy as policy_lib
 
 from smmcts_spiel import checks, trees
 from smmcts_spiel.search.evaluators import RandomRolloutEvaluator, sample_chance
-from smmcts_spiel.search.selectors import exploration, parse_selector, selector_factory
+from smmcts_spiel.search.selectors import (
+    DEFAULT_TIE_TOLERANCE,
+    check_tie_tolerance,
+    exploration,
+    parse_selector,
+    selector_factory,
+)
 
 FINAL_STRATEGIES = ("empirical", "average", "average_no_exploration", "most_visited")
 #: The final strategies that :func:`final_probabilities` computes from the visit counts
@@ -272,11 +278,13 @@ class TreeSearch(abc.ABC):
     root: Any  # the root node, or None before the first search
 
     def __init__(self, game: pyspiel.Game, selector: str, gamma: float | None,
-                 c: float | None, final_strategy: str, threshold: float = 0.0):
+                 c: float | None, final_strategy: str, threshold: float = 0.0,
+                 tie_tolerance: float = DEFAULT_TIE_TOLERANCE):
         """Check and keep the options every engine takes (see :class:`SMMCTS`)."""
         check_game(game)
         base, self.propagate_mean = parse_selector(selector)
         gamma, c = exploration(base, gamma, c)
+        self.tie_tolerance = check_tie_tolerance(tie_tolerance)
         if final_strategy not in FINAL_STRATEGIES:
             raise ValueError(f"final_strategy must be one of {', '.join(FINAL_STRATEGIES)}, "
                              f"got {final_strategy!r}")
@@ -356,6 +364,9 @@ class SMMCTS(TreeSearch):
         (``selectors.DEFAULT_GAMMA``: RM 0.05, Exp3 0.1).
       c: exploration constant of UCB on rewards in [0, 1]; None: ``selectors.DEFAULT_C``
         (0.5).
+      tie_tolerance: UCB's bounds within this of the best are tied, one of them drawn at
+        random (0: equal bounds only; the AIJ 2016 study's UCT: 0.005 on rewards in [0, 1],
+        ``selectors.ucb_index_random_ties``).
       final_strategy: one of FINAL_STRATEGIES (see :func:`final_probabilities`):
         "empirical" (frequencies n_i / n, the paper's) or "average" (the mean
         of the sampling distributions).
@@ -368,9 +379,11 @@ class SMMCTS(TreeSearch):
 
     def __init__(self, game: pyspiel.Game, selector: str = "rm", gamma: float | None = None,
                  c: float | None = None, final_strategy: str = "empirical", evaluator=None,
-                 seed: int | None = None, threshold: float = 0.0):
-        super().__init__(game, selector, gamma, c, final_strategy, threshold)
-        self._make_selector = selector_factory(self.base_selector, self.gamma, self.c)
+                 seed: int | None = None, threshold: float = 0.0,
+                 tie_tolerance: float = DEFAULT_TIE_TOLERANCE):
+        super().__init__(game, selector, gamma, c, final_strategy, threshold, tie_tolerance)
+        self._make_selector = selector_factory(self.base_selector, self.gamma, self.c,
+                                               self.tie_tolerance)
         self._rng = random.Random(seed)
         self.evaluator = evaluator or RandomRolloutEvaluator(seed=self._rng.getrandbits(63))
 

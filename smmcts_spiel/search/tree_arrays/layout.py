@@ -21,9 +21,10 @@ NUM_NODES, POOL_USED, SLOTS_USED = range(3)
 # config (floats): the selectors' parameters; the map of u1 onto [0, 1] (``REWARD_LOW``,
 # ``INV_REWARD_RANGE``: see smmcts.reward_range); regret matching's units (``INV_SCALE``,
 # ``UTILITY_SUM``: see the docstring of smmcts); ``SHARED``: 1.0 where several threads
-# grow the tree (tree parallelism: visits, sums and counts are then added atomically).
-GAMMA, C, INV_SCALE, UTILITY_SUM, REWARD_LOW, INV_REWARD_RANGE, SHARED = range(7)
-CONFIG_SIZE = 7
+# grow the tree (tree parallelism: visits, sums and counts are then added atomically);
+# ``TIES``: UCB's tie tolerance (selectors.ucb_index_random_ties).
+GAMMA, C, INV_SCALE, UTILITY_SUM, REWARD_LOW, INV_REWARD_RANGE, SHARED, TIES = range(8)
+CONFIG_SIZE = 8
 
 BLOCK = 64  # joint actions per block of a wide node's children table (see block_count)
 

@@ -268,10 +268,11 @@ def statistics_at(node, own, nodes_i, slots, own_slots, atomic):
 
 
 @inlined
-def select(selector, stat, counts, gamma, c, probs, u, track_average):
+def select(selector, stat, counts, gamma, c, ties, probs, u, track_average):
     """A player's action from the uniform number ``u`` (draw it only if the player has a
-    choice); ``probs`` gets the selector's distribution where the Update or the average
-    reads it (not regret matching's without the average: :func:`rm_sample`)."""
+    choice; ``ties``: UCB's tie tolerance); ``probs`` gets the selector's distribution where
+    the Update or the average reads it (not regret matching's without the average:
+    :func:`rm_sample`)."""
     if len(probs) == 1:
         probs[0] = 1.0
         return 0
@@ -279,7 +280,7 @@ def select(selector, stat, counts, gamma, c, probs, u, track_average):
         return rm_sample(stat, gamma, u)
     probabilities(selector, stat, counts, gamma, c, probs)
     if selector == 2:
-        return ucb_index_random_ties(stat, counts, c, u)
+        return ucb_index_random_ties(stat, counts, c, ties, u)
     return sample_index(probs, u)
 
 

@@ -69,8 +69,8 @@ class ArrayTreeSearch(TreeSearch):
                  c: float | None, final_strategy: str, node_room: int, pool_room: int,
                  initial_nodes: int, assumed_rate: float, threshold: float = 0.0,
                  max_memory: int = DEFAULT_MAX_MEMORY,
-                 iteration_room: tuple[int, int] | None = None):
-        super().__init__(game, selector, gamma, c, final_strategy, threshold)
+                 iteration_room: tuple[int, int] | None = None, tie_tolerance: float = 0.0):
+        super().__init__(game, selector, gamma, c, final_strategy, threshold, tie_tolerance)
         self._node_room = node_room  # most nodes one iteration adds
         self._pool_room = pool_room  # most pool (and slot) entries one iteration adds
         # At least room for a few iterations, twice (re-rooting copies the kept subtree):
@@ -84,7 +84,8 @@ class ArrayTreeSearch(TreeSearch):
             minimum=minimum_memory(nodes_once, pool_once, self.python_bytes_per_node))
         self._selector_code = SELECTOR_CODES[self.base_selector]
         self._config = np.array([self.gamma, self.c, self._inv_scale, self._utility_sum,
-                                 self._reward_low, self._inv_reward_range, 0.0])
+                                 self._reward_low, self._inv_reward_range, 0.0,
+                                 self.tie_tolerance])
         # The first arrays within max_memory too (a small limit gets small arrays).
         unit = self._bytes((1, 32, 8))
         initial_nodes = max(1, min(initial_nodes, max_memory // unit))
