@@ -10,12 +10,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pyspiel
 import pytest
 from programs import program
 
 from smmcts_spiel import bot_specs
-from smmcts_spiel.exact import solver
+from smmcts_spiel.bots import SMMCTSBot
+from smmcts_spiel.exact import exploitability, solver
 from smmcts_spiel.experiments import aij2016
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -189,7 +191,11 @@ def test_the_paper_bots_are_specs_of_the_games_with_the_tables_exploration(key):
 def test_the_paper_bot_spec_maps_the_tables_constants():
     game = aij2016.MATCH_GAMES["gs13_chance"]
     assert aij2016.paper_bot_spec("UCT", game) == \
-        "smmcts(selector=ucb,c=0.3,evaluator=random_rollout)"  # C 0.6 on [-1, 1]
+        "smmcts(selector=ucb,c=0.3,tie_tolerance=0.005,evaluator=random_rollout)"  # C 0.6
+    # (C and the 0.01 tie gap on [-1, 1]; the spec's bot takes it)
+    bot = bot_specs.make_bot(aij2016.paper_bot_spec("UCT", game),
+                             pyspiel.load_game("goofspiel(num_cards=4,imp_info=False)"), 0, 0)
+    assert (bot.search.c, bot.search.tie_tolerance) == (0.3, 0.005)
     assert aij2016.paper_bot_spec("OOS", game) == \
         "sm_oos(preset=paper,epsilon=0.2,evaluator=random_rollout)"
     with pytest.raises(ValueError, match="no paper's bot 'MCTS'"):
@@ -278,6 +284,39 @@ def test_the_convergence_table_refuses_bad_flags(args, words, tmp_path):
     result = run("aij_convergence.py", *args, cwd=tmp_path)
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert all(w in result.stderr for w in words), result.stderr
+
+
+def test_random_tie_breaking_brings_uct_close_to_the_equilibrium_of_biased_rps():
+    """The paper's Section 6.3: the lowest maximiser keeps UCT's visit frequencies far from
+    the equilibrium, ties within 0.01 drawn at random bring them close; the kernel engine
+    with the same tolerance (its own UCB code path) agrees."""
+    first = aij2016.tie_breaking_job("UCT-FIRST", 0.2, [100_000], [0, 1, 2])["nash_conv"]
+    tied = aij2016.tie_breaking_job("UCT-0.01", 0.2, [100_000], [0, 1, 2])["nash_conv"]
+    assert tied.mean() < 0.1 < first.min()
+    game = pyspiel.load_game(aij2016.TIE_BREAKING_GAME)
+    kernel = []
+    for seed in range(3):
+        search = SMMCTSBot(game, 0, selector="ucb", c=0.2, tie_tolerance=0.01, engine="kernel",
+                           threshold=0.0, iterations=100_000, seed=seed).search
+        search.run(game.new_initial_state(), 100_000)
+        kernel.append(exploitability.evaluate(game, search.policy(), value=0.0).nash_conv)
+    assert np.mean(kernel) < 0.1
+
+
+def test_the_tie_breaking_table_runs_every_variant(tmp_path):
+    result = run("aij_ties.py", "--variants=UCT-FIRST,UCT-0.01,RM", "--iterations=1000",
+                 "--seeds=2", "--workers=1", "--out=t", "--results_dir=runs", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    rows = read_csv(tmp_path / "t.csv")
+    assert {(r["variant"], float(r["exploration"])) for r in rows} == {
+        (v, x) for v, xs in (("UCT-FIRST", aij2016.TIE_BREAKING_C),
+                             ("UCT-0.01", aij2016.TIE_BREAKING_C),
+                             ("RM", aij2016.TIE_BREAKING_GAMMA)) for x in xs}
+    assert sorted({int(r["iterations"]) for r in rows}) == [100, 316, 1000]
+    last = [r for r in rows if r["iterations"] == "1000"]
+    assert {r["paper"] for r in last if r["variant"] == "UCT-0.01"} == {"[0.01, 0.05]"}
+    assert all(0 <= float(r["nash_conv"]) <= 1.5 for r in rows)
+    assert (tmp_path / "t.png").exists() and (tmp_path / "t.json").exists()
 
 
 @pytest.mark.slow

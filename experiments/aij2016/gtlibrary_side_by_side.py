@@ -39,6 +39,7 @@ from absl import app, flags
 from smmcts_spiel.bots import SMMCTSBot
 from smmcts_spiel.exact import exploitability, solver
 from smmcts_spiel.experiments import cli
+from smmcts_spiel.experiments.aij2016 import PAPER_UCT_TIE_TOLERANCE
 
 
 @dataclass(frozen=True)
@@ -151,9 +152,12 @@ def run_gtlibrary(name: str, selector: str, seed: int, marks: list[float],
 def run_ours(name: str, selector: str, seed: int, marks: list[float], value: float) -> list[dict]:
     game_info = PAPER_GAMES[name]
     game = pyspiel.load_game(game_info.ours)
-    options = dict(selector="ucb", c=game_info.uct_c / 2, final_strategy="empirical") \
-        if selector == "uct" else dict(selector=selector, gamma=PAPER_GAMMA,
-                                       final_strategy="average_no_exploration")
+    if selector == "uct":
+        options = dict(selector="ucb", c=game_info.uct_c / 2, final_strategy="empirical",
+                       tie_tolerance=PAPER_UCT_TIE_TOLERANCE)
+    else:
+        options = dict(selector=selector, gamma=PAPER_GAMMA,
+                       final_strategy="average_no_exploration")
     bot = SMMCTSBot(game, 0, engine="kernel", evaluator="random_rollout", threshold=0.0,
                     seed=seed, threads=1, **options)
     root = game.new_initial_state()

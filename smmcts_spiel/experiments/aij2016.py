@@ -11,7 +11,10 @@ study, each a program of ``experiments/aij2016``:
   searching from the root for cumulative search-thread CPU seconds, its iterations and the
   exact NashConv (the paper's "error") of its strategy at each checkpoint;
 * head-to-head (:data:`MATCH_GAMES`, :func:`paper_bot_spec`): the paper's online games and
-  its tuned exploration per game as bot specs, for the tournament runner.
+  its tuned exploration per game as bot specs, for the tournament runner;
+* UCT's tie-breaking on biased rock-paper-scissors (:data:`TIE_BREAKING`,
+  :func:`tie_breaking_job`): its Section 6.3, the exact NashConv of each selector's visit
+  frequencies after as many iterations as the paper's.
 
 The paper's own figures are a CSV of the experiment (:func:`read_paper_figures`), each row
 citing its section and the words of the paper's LaTeX source it comes from.
@@ -43,7 +46,7 @@ from smmcts_spiel.imperfect.sm_oos import SMOOS, preset_settings
 #: The columns of the paper's figures file, in order.
 PAPER_COLUMNS = ("table", "row", "setting", "method", "opponent", "relation", "figure",
                  "plus_minus", "unit", "hardware", "source", "quote")
-PAPER_TABLES = ("exact", "speed", "convergence", "head_to_head")
+PAPER_TABLES = ("exact", "speed", "convergence", "head_to_head", "tie_breaking")
 #: How a figure relates to the paper's words: exactly, at least, at most, about.
 RELATIONS = ("=", ">", "<", "~")
 
@@ -239,13 +242,18 @@ SAMPLERS = ("RM", "EXP3", "UCT", "OOS", "SMMCTS")
 #: preset: 0.6) offline.
 PAPER_GAMMA = 0.1
 PAPER_OOS_EPSILON = preset_settings("paper")["epsilon"]
+#: The paper's UCT breaks ties at random among the bounds "less than 0.01 apart" (its
+#: Sections 4.4.1 and 6.3: "enabled in all of our experiments"; GTLibrary's UCTSelector),
+#: on utilities in [-1, 1]: half that on our rewards in [0, 1], as C.
+PAPER_UCT_TIE_TOLERANCE = 0.005
 _CHUNK = 256
 
 
 class _Sampler:
     """A search from the root of a game that runs in chunks and exports its strategy."""
 
-    def __init__(self, game: pyspiel.Game, sampler: str, seed: int, uct_c: float):
+    def __init__(self, game: pyspiel.Game, sampler: str, seed: int, uct_c: float,
+                 uct_tie_tolerance: float):
         self._root = game.new_initial_state()
         self._oos = None
         if sampler == "OOS":  # SM-OOS from the root, a uniform random playout below its tree
@@ -255,7 +263,8 @@ class _Sampler:
             "RM": dict(selector="rm", gamma=PAPER_GAMMA, final_strategy="average_no_exploration"),
             "EXP3": dict(selector="exp3", gamma=PAPER_GAMMA,
                          final_strategy="average_no_exploration"),
-            "UCT": dict(selector="ucb", c=uct_c / 2, final_strategy="empirical"),
+            "UCT": dict(selector="ucb", c=uct_c / 2, final_strategy="empirical",
+                        tie_tolerance=uct_tie_tolerance),
             "SMMCTS": {}}[sampler]
         if sampler != "SMMCTS":
             options.update(engine="kernel", evaluator="random_rollout", threshold=0.0)
@@ -272,14 +281,15 @@ class _Sampler:
 
 
 def sampler_job(game: str, sampler: str, seed: int, checkpoints: Sequence[float],
-                uct_c: float, value: float | None) -> Result:
+                uct_c: float, value: float | None, uct_tie_tolerance: float = 0.0) -> Result:
     """``sampler`` (:data:`SAMPLERS`) searching ``game`` from its root until its thread has
     used each of ``checkpoints`` CPU seconds in turn: ``iterations`` and ``cpu_seconds`` at
     each, and with ``value`` (the game's value) the exact ``nash_conv`` of its strategy
-    there (NaN without). A short search on a copy first compiles the kernels, untimed."""
+    there (NaN without). UCT ties its bounds within ``uct_tie_tolerance``. A short search on
+    a copy first compiles the kernels, untimed."""
     loaded = pyspiel.load_game(game)
-    _Sampler(loaded, sampler, seed, uct_c).run(_CHUNK)  # compiles, out of the clock
-    search = _Sampler(loaded, sampler, seed, uct_c)
+    _Sampler(loaded, sampler, seed, uct_c, uct_tie_tolerance).run(_CHUNK)  # compiles, untimed
+    search = _Sampler(loaded, sampler, seed, uct_c, uct_tie_tolerance)
     iterations, cpu, chunk = 0, 0.0, _CHUNK
     done: dict[str, list[float]] = {"iterations": [], "cpu_seconds": [], "nash_conv": []}
     for mark in checkpoints:
@@ -304,12 +314,50 @@ def sampler_jobs(keys: Sequence[str], samplers: Sequence[str], seeds: range,
                  values: Mapping[str, float | None]) -> dict[str, dict]:
     """The :func:`sampler_job` keyword arguments of every game of ``keys``
     (:data:`OFFLINE_GAMES`), sampler and seed, by ``<key>_<sampler>_<seed>``; ``values``
-    the games' values by key (None: no NashConv)."""
+    the games' values by key (None: no NashConv). UCT's jobs carry the paper's tie
+    tolerance (a result saved without it is computed again)."""
     return {f"{key}_{sampler}_{seed}": {
         "game": OFFLINE_GAMES[key].game, "sampler": sampler, "seed": seed,
         "checkpoints": list(checkpoints), "uct_c": OFFLINE_GAMES[key].uct_c,
-        "value": values[key]}
+        "value": values[key],
+        **({"uct_tie_tolerance": PAPER_UCT_TIE_TOLERANCE} if sampler == "UCT" else {})}
         for key in keys for sampler in samplers for seed in seeds}
+
+
+# ---------------------------------------------------------------------------------------
+# UCT's tie-breaking on biased rock-paper-scissors (the paper's Section 6.3)
+
+#: The game, in the units of the paper's figures (GTLibrary's payoffs, the printed ones / 100).
+TIE_BREAKING_GAME = "smmcts_biased_rps(scale=0.01)"
+#: The variants, by name: (selector, tie tolerance; None: the lowest maximiser). UCT-FIRST
+#: is the paper's "fully deterministic" UCT (GTLibrary's ``MCTS-UCT``), UCT-EQUAL draws
+#: among equal bounds only (our UCB's default), UCT-0.01 the paper's stochastic
+#: tie-breaking (``MCTS-RUCT``: bounds less than 0.01 apart tied; the payoffs span 1, as
+#: our rewards, so C and the gap carry over unchanged).
+TIE_BREAKING: dict[str, tuple[str, float | None]] = {
+    "UCT-FIRST": ("ucb", None), "UCT-EQUAL": ("ucb", 0.0), "UCT-0.01": ("ucb", 0.01),
+    "RM": ("rm", None), "EXP3": ("exp3", None)}
+#: The exploration of each curve of the paper's figures of Section 6.3 (their legends):
+#: UCT's C, RM's and Exp3's gamma.
+TIE_BREAKING_C = (0.0, 0.2, 0.4, 1.4, 2.0)
+TIE_BREAKING_GAMMA = (0.001, 0.01, 0.1, 0.2, 0.5)
+
+
+def tie_breaking_job(variant: str, exploration: float, checkpoints: Sequence[int],
+                     seeds: Sequence[int]) -> Result:
+    """The exact ``nash_conv`` (seeds x checkpoints) of :data:`TIE_BREAKING` ``variant``'s
+    visit frequencies with UCT's C or RM's and Exp3's gamma ``exploration``, searching
+    :data:`TIE_BREAKING_GAME` (the compiled explicit-tree engine) from each seed."""
+    from smmcts_spiel import trees
+    from smmcts_spiel.search import matrix_tree_engine
+
+    selector, tolerance = TIE_BREAKING[variant]
+    exploration_setting = {"c": exploration} if selector == "ucb" else {"gamma": exploration}
+    curves = matrix_tree_engine.exploitability_curves(
+        trees.flat.flatten(pyspiel.load_game(TIE_BREAKING_GAME).tree), selector,
+        checkpoints=checkpoints, seeds=seeds, game_value=0.0, tie_tolerance=tolerance,
+        **exploration_setting)
+    return {"nash_conv": curves.nash_conv}
 
 
 # ---------------------------------------------------------------------------------------
@@ -409,7 +457,8 @@ MATCH_LABELS = ("DOAB", "OOS", "UCT", "EXP3", "RM", "RAND", "SMMCTS")
 
 def paper_bot_spec(label: str, game: MatchGame) -> str:
     """The bot spec of the paper's algorithm ``label`` with the exploration of ``game``'s
-    table (UCT's C on [-1, 1] is our c = C / 2 on [0, 1]); SMMCTS is our tuned default.
+    table (UCT's C on [-1, 1] is our c = C / 2 on [0, 1], with the paper's random
+    tie-breaking, :data:`PAPER_UCT_TIE_TOLERANCE`); SMMCTS is our tuned default.
     DOAB is the online DOAB bot (iterative deepening within the time per move, the runner's
     ``time_limit``) with the game kernel's evaluation function at its depth limit, on every
     game, as the paper's; OOS is SM-OOS (the paper's Algorithm 3, ``sm_oos``), evaluating
@@ -420,7 +469,8 @@ def paper_bot_spec(label: str, game: MatchGame) -> str:
         "DOAB": "doab(evaluator=heuristic)", "RAND": "random", "SMMCTS": "smmcts",
         "RM": f"smmcts(selector=rm,gamma={x['RM']:g},evaluator={evaluator})",
         "EXP3": f"smmcts(selector=exp3,gamma={x['EXP3']:g},evaluator={evaluator})",
-        "UCT": f"smmcts(selector=ucb,c={x['UCT'] / 2:g},evaluator={evaluator})",
+        "UCT": (f"smmcts(selector=ucb,c={x['UCT'] / 2:g},"
+                f"tie_tolerance={PAPER_UCT_TIE_TOLERANCE:g},evaluator={evaluator})"),
         "OOS": f"sm_oos(preset=paper,epsilon={x['OOS']:g},evaluator={evaluator})"}
     if label not in specs:
         raise ValueError(f"no paper's bot {label!r}; the labels are {', '.join(specs)} (or "
