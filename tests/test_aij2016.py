@@ -118,6 +118,14 @@ def test_every_row_of_the_figures_file_names_a_row_of_the_experiment(figures):
                        ("convergence", "oz10_k3_points")}, unknown
 
 
+def test_a_target_below_a_lower_bound_of_the_paper_is_never_missed():
+    exact, bound = {"figure": 1.0, "relation": "="}, {"figure": 1.0, "relation": ">"}
+    assert aij2016.below_paper_verdict(0.5, 0.9, bound) == "met"
+    assert aij2016.below_paper_verdict(1.2, 1.5, exact) == "missed"
+    assert aij2016.below_paper_verdict(1.2, 1.5, bound) == "undecided"  # the paper's: > 1
+    assert aij2016.below_paper_verdict(0.9, 1.1, exact) == "undecided"
+
+
 def test_a_malformed_figures_file_is_refused_naming_the_line(tmp_path):
     path = tmp_path / "f.csv"
     lines = FIGURES.read_text().splitlines()

@@ -120,14 +120,13 @@ def main(argv):
 
 
 def target(interval: reports.Interval, paper: dict | None) -> str:
-    """The issue's target at 60 s: below the paper's 500 s figure ("met": the interval's
-    top below it; "missed": its bottom above it; else "undecided")."""
+    """The issue's target at 60 s: below the paper's 500 s figure
+    (:func:`aij2016.below_paper_verdict`)."""
     if paper is None:
         return "no paper figure"
     if not interval.defined:
         return "undecided"
-    return ("met" if interval.high < paper["figure"] else
-            "missed" if interval.low > paper["figure"] else "undecided")
+    return aij2016.below_paper_verdict(interval.low, interval.high, paper)
 
 
 def plot(rows: list[dict], games: list[str], figures: list[dict], path: str) -> None:

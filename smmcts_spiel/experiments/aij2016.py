@@ -93,6 +93,18 @@ def shown(figure: dict | None) -> str:
     return value if figure["relation"] == "=" else f"{figure['relation']} {value}"
 
 
+def below_paper_verdict(low: float, high: float, paper: dict) -> str:
+    """Whether an interval ``[low, high]`` lies below the paper's figure: "met" (its top
+    below it), "missed" (its bottom above it), else "undecided"; where the paper gives only
+    a lower bound ("> 1"), an interval above the bound is undecided: the paper's figure may
+    lie above it too."""
+    if high < paper["figure"]:
+        return "met"
+    if low > paper["figure"] and paper["relation"] != ">":
+        return "missed"
+    return "undecided"
+
+
 def write_table(out: str, columns: Sequence[str], rows: Sequence[dict],
                 draw: Callable[[str], None], params: Mapping, **timings: float) -> None:
     """A table's outputs: ``<out>.csv`` of ``rows``, ``<out>.png`` drawn by ``draw(path)``
