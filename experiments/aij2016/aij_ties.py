@@ -69,7 +69,8 @@ def explorations(variant: str) -> tuple[float, ...]:
 
 
 def paper_range(figures: list[dict], variant: str) -> str:
-    figure = aij2016.paper_figure(figures, "tie_breaking", "brps", variant, "NashConv")
+    figure = aij2016.paper_figure(figures, "tie_breaking", aij2016.TIE_BREAKING_ROW, variant,
+                                   "NashConv")
     if figure is None:
         return "-"
     low, high = figure["figure"] - figure["plus_minus"], figure["figure"] + figure["plus_minus"]
@@ -133,7 +134,8 @@ def plot(rows: list[dict], variants: list[str], figures: list[dict], path: str) 
                 plots.curve(ax, [r["iterations"] for r in curve], [r["nash_conv"] for r in curve],
                             [r["low"] for r in curve], [r["high"] for r in curve],
                             label=f"{'C' if curve[0]['selector'] == 'ucb' else 'gamma'} {x:g}")
-            paper = aij2016.paper_figure(figures, "tie_breaking", "brps", variant, "NashConv")
+            paper = aij2016.paper_figure(figures, "tie_breaking", aij2016.TIE_BREAKING_ROW,
+                                         variant, "NashConv")
             if paper is not None:
                 ax.axhspan(paper["figure"] - paper["plus_minus"],
                            paper["figure"] + paper["plus_minus"], color="0.85",

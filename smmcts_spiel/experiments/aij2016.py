@@ -341,6 +341,8 @@ def sampler_jobs(keys: Sequence[str], samplers: Sequence[str], seeds: range,
 
 #: The game, in the units of the paper's figures (GTLibrary's payoffs, the printed ones / 100).
 TIE_BREAKING_GAME = "smmcts_biased_rps(scale=0.01)"
+#: Its row in the paper's figures file.
+TIE_BREAKING_ROW = "brps"
 #: The variants, by name: (selector, tie tolerance; None: the lowest maximiser). UCT-FIRST
 #: is the paper's "fully deterministic" UCT (GTLibrary's ``MCTS-UCT``), UCT-EQUAL draws
 #: among equal bounds only (our UCB's default), UCT-0.01 the paper's stochastic
@@ -364,11 +366,11 @@ def tie_breaking_job(variant: str, exploration: float, checkpoints: Sequence[int
     from smmcts_spiel.search import matrix_tree_engine
 
     selector, tolerance = TIE_BREAKING[variant]
-    exploration_setting = {"c": exploration} if selector == "ucb" else {"gamma": exploration}
+    ucb = selector == "ucb"
     curves = matrix_tree_engine.exploitability_curves(
         trees.flat.flatten(pyspiel.load_game(TIE_BREAKING_GAME).tree), selector,
-        checkpoints=checkpoints, seeds=seeds, game_value=0.0, tie_tolerance=tolerance,
-        **exploration_setting)
+        gamma=None if ucb else exploration, c=exploration if ucb else None,
+        checkpoints=checkpoints, seeds=seeds, game_value=0.0, tie_tolerance=tolerance)
     return {"nash_conv": curves.nash_conv}
 
 
