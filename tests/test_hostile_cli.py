@@ -107,6 +107,7 @@ WRITING_FLAGS = {
     ("aij_exact.py", "out"): [], ("aij_exact.py", "results_dir"): [],
     ("aij_head_to_head.py", "out"): [], ("aij_head_to_head.py", "results_dir"): [],
     ("aij_speed.py", "out"): [], ("aij_speed.py", "results_dir"): [],
+    ("aij_ties.py", "out"): [], ("aij_ties.py", "results_dir"): [],
     ("bench_bot.py", "csv"): ["--all_games"], ("bench_nfsp.py", "out"): [],
     ("bench_startup.py", "csv"): [],
     ("bench_exact.py", "output_csv"): [], ("bench_solver.py", "output_csv"): [],
