@@ -231,6 +231,23 @@ def test_serialized_searches_find_the_serialized_games_values(tree):
     assert lo == pytest.approx(lower) and hi == pytest.approx(upper)
 
 
+def test_a_cut_at_a_chance_node_is_never_taken_for_a_value():
+    """Goofspiel-6 with chance: player 2 leads by 2, both hold 3 4 5, prizes 2 3 6 left
+    (value -1). Searched above 1/3, the second prize cuts, and the cut's bound summed to
+    one ulp above the window: it was taken for a value, a lower bound of 1/3 that made
+    BIAB's and DOAB's Goofspiel-6 values 1e-6 off."""
+    game = pyspiel.load_game(GOOFSPIEL.format(6, "random", "win_loss"))
+    state = game.new_initial_state()
+    for action in (0, [0, 1], 4, [1, 5], 3, [5, 0]):  # prizes 1, 5, 4
+        state.apply_actions(action) if isinstance(action, list) else state.apply_action(action)
+    assert state.is_chance_node() and pruned_induction.solve_state(state, "bi").value == -1.0
+    key = solver.solution_key(game)
+    alpha = 1 / 3 + 2 ** -54  # the window the full solve searched it with
+    search = SerializedBounds(key, {}, 1e-11, (-1.0, 1.0))
+    assert search.search(state, 0, alpha, 1.0) <= alpha
+    assert search.bounds[key(state)][0] == -1.0  # no lower bound proved
+
+
 # ----------------------------------------------------------------------------------------
 # What the solves report, and what they refuse
 

@@ -178,8 +178,10 @@ class SerializedBounds:
             b = (beta - total - rest * lowest) / p
             w = self.search(state.child(action), first, a, b)
             total += p * w
+            # A cut returns a bound at the window's edge or beyond it: rounding in the sum
+            # may put it an ulp inside, where the caller would take it for a value.
             if w <= a:
-                return total + rest * highest
+                return min(total + rest * highest, alpha)
             if w >= b:
-                return total + rest * lowest
+                return max(total + rest * lowest, beta)
         return total
