@@ -278,9 +278,11 @@ def select(selector, stat, counts, gamma, c, ties, probs, u, track_average):
         return 0
     if selector == 0 and not track_average:
         return rm_sample(stat, gamma, u)
-    probabilities(selector, stat, counts, gamma, c, probs)
-    if selector == 2:
+    if selector == 2:  # (UCB's update does not read the distribution)
+        if track_average:
+            probabilities(selector, stat, counts, gamma, c, probs)
         return ucb_index_random_ties(stat, counts, c, ties, u)
+    probabilities(selector, stat, counts, gamma, c, probs)
     return sample_index(probs, u)
 
 
