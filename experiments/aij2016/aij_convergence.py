@@ -24,7 +24,6 @@ the full table on a quiet machine, one worker per free core.
 
 from __future__ import annotations
 
-import math
 import os
 import time
 
@@ -144,14 +143,8 @@ def plot(rows: list[dict], games: list[str], figures: list[dict], path: str) -> 
                 if paper is not None:
                     ax.scatter([500], [paper["figure"]], marker="x",
                                color=ax.lines[-1].get_color())
-            ax.set_xscale("log")
-            ax.set_title(key, fontsize=8)
-            ax.set_xlabel("search-thread CPU seconds")
-            ax.set_ylabel("NashConv (x: the paper's at 500 s)")
-            ax.grid(True, alpha=0.3)
-            ax.legend(fontsize=7)
-            if not math.isfinite(ax.get_ylim()[1]):
-                ax.set_ylim(0, None)
+            aij2016.finish_log_panel(ax, key, "search-thread CPU seconds",
+                                     "NashConv (x: the paper's at 500 s)", 7)
 
 
 if __name__ == "__main__":

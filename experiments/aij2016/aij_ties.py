@@ -23,7 +23,6 @@ machine or its load. Finished searches stay in --results_dir (resumable).
 
 from __future__ import annotations
 
-import math
 import os
 import time
 
@@ -140,14 +139,7 @@ def plot(rows: list[dict], variants: list[str], figures: list[dict], path: str) 
                 ax.axhspan(paper["figure"] - paper["plus_minus"],
                            paper["figure"] + paper["plus_minus"], color="0.85",
                            label="the paper's range")
-            ax.set_xscale("log")
-            ax.set_title(variant, fontsize=8)
-            ax.set_xlabel("iterations")
-            ax.set_ylabel("NashConv")
-            ax.grid(True, alpha=0.3)
-            ax.legend(fontsize=6)
-            if not math.isfinite(ax.get_ylim()[1]):
-                ax.set_ylim(0, None)
+            aij2016.finish_log_panel(ax, variant, "iterations", "NashConv", 6)
 
 
 if __name__ == "__main__":

@@ -119,6 +119,19 @@ def write_table(out: str, columns: Sequence[str], rows: Sequence[dict],
     print(f"wrote {out}.csv/.png/.json")
 
 
+def finish_log_panel(ax, title: str, xlabel: str, ylabel: str, legend_size: int) -> None:
+    """A NashConv panel's common finish: log x axis, labels, grid, legend, and a y axis from
+    0 where nothing finite set its top."""
+    ax.set_xscale("log")
+    ax.set_title(title, fontsize=8)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=legend_size)
+    if not math.isfinite(ax.get_ylim()[1]):
+        ax.set_ylim(0, None)
+
+
 # ---------------------------------------------------------------------------------------
 # Exact solving
 
