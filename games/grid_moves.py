@@ -7,6 +7,8 @@ west. ``smmcts_pursuit_evasion`` and ``smmcts_tron`` use these numbers as their 
 
 from __future__ import annotations
 
+import functools
+
 DIRECTION_NAMES = ("N", "E", "S", "W")
 ROW_STEPS = (-1, 0, 1, 0)
 COL_STEPS = (0, 1, 0, -1)
@@ -20,6 +22,15 @@ def neighbour(cell: int, direction: int, rows: int, cols: int) -> int:
     if 0 <= r < rows and 0 <= c < cols:
         return r * cols + c
     return -1
+
+
+@functools.cache
+def neighbour_table(rows: int, cols: int) -> tuple[tuple[tuple[int, int], ...], ...]:
+    """Each cell's on-grid neighbours as ``(direction, cell)`` pairs in direction order:
+    :func:`neighbour` computed once per grid for the games' inner loops."""
+    return tuple(tuple((d, target) for d in range(NUM_DIRECTIONS)
+                       if (target := neighbour(cell, d, rows, cols)) >= 0)
+                 for cell in range(rows * cols))
 
 
 def cell_name(cell: int, cols: int) -> str:

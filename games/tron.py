@@ -100,17 +100,29 @@ class TronGame(pyspiel.Game):
 
 
 class TronState(CheckedActions, pyspiel.State):
-    """The walls, both heads and the moves so far."""
+    """The walls, both heads and the moves so far.
+
+    Every field is an immutable value (the walls a bit per cell, the moves two bytes per
+    round): pyspiel clones a Python state by deep-copying its attributes, and these copy in
+    one step each, where lists would be copied item by item (most of a solver's time).
+    """
 
     def __init__(self, game: TronGame):
         super().__init__(game)
         self.rows, self.cols = game.rows, game.cols
-        self.heads = [0, self.rows * self.cols - 1]
-        self.occupied = [False] * (self.rows * self.cols)  # walls and both heads
-        for head in self.heads:
-            self.occupied[head] = True
-        self.moves: list[tuple[int, int]] = []
+        self.heads: tuple[int, ...] = (0, self.rows * self.cols - 1)
+        self.walls = (1 << self.heads[0]) | (1 << self.heads[1])  # trails and both heads
+        self._moves = b""  # each round's two directions
         self.winner: int | None = None  # 0, 1 or DRAW once the game is over
+
+    @property
+    def moves(self) -> list[tuple[int, int]]:
+        """The joint moves so far, one (player 0's, player 1's) pair per round."""
+        return list(zip(self._moves[0::2], self._moves[1::2]))
+
+    def occupied(self, cell: int) -> bool:
+        """Whether ``cell`` is a wall or a head."""
+        return bool(self.walls >> cell & 1)
 
     # -- pyspiel API ------------------------------------------------------------------
 
@@ -130,12 +142,9 @@ class TronState(CheckedActions, pyspiel.State):
         return self._free_moves(self.heads[player])
 
     def _free_moves(self, cell: int) -> list[int]:
-        moves = []
-        for d in range(grid_moves.NUM_DIRECTIONS):
-            target = grid_moves.neighbour(cell, d, self.rows, self.cols)
-            if target >= 0 and not self.occupied[target]:
-                moves.append(d)
-        return moves
+        walls = self.walls
+        return [d for d, target in grid_moves.neighbour_table(self.rows, self.cols)[cell]
+                if not walls >> target & 1]
 
     def _apply_action(self, action: int) -> None:
         if self.winner is not None:
@@ -154,12 +163,11 @@ class TronState(CheckedActions, pyspiel.State):
                     f"player {player} cannot move {move} from "
                     f"{grid_moves.cell_name(self.heads[player], self.cols)}: legal moves are "
                     f"{self._free_moves(self.heads[player])}")
-        targets = [grid_moves.neighbour(h, m, self.rows, self.cols)
-                   for h, m in zip(self.heads, moves)]
-        self.moves.append(moves)
+        targets = tuple(grid_moves.neighbour(h, m, self.rows, self.cols)
+                        for h, m in zip(self.heads, moves))
+        self._moves += bytes(moves)
         self.heads = targets
-        for target in targets:
-            self.occupied[target] = True
+        self.walls |= (1 << targets[0]) | (1 << targets[1])
         if targets[0] == targets[1]:
             self.winner = DRAW  # head-on
             return
@@ -180,7 +188,7 @@ class TronState(CheckedActions, pyspiel.State):
         return [1.0, -1.0] if self.winner == 0 else [-1.0, 1.0]
 
     def __str__(self) -> str:
-        board = ["#" if wall else "." for wall in self.occupied]
+        board = ["#" if self.occupied(cell) else "." for cell in range(self.rows * self.cols)]
         if self.heads[0] == self.heads[1]:
             board[self.heads[0]] = "X"
         else:
@@ -192,8 +200,7 @@ class TronState(CheckedActions, pyspiel.State):
         """Equal for states with identical futures: the walls and both heads."""
         if self.winner is not None:
             return ("terminal",) + tuple(self.returns())
-        walls = sum(1 << c for c, wall in enumerate(self.occupied) if wall)
-        return walls, self.heads[0], self.heads[1]
+        return self.walls, self.heads[0], self.heads[1]
 
 
 class TronObserver:
@@ -230,7 +237,7 @@ class TronObserver:
                     self.dict["moves"][t, p, move] = 1
             return
         board = self.dict["board"].reshape(3, -1)
-        board[0] = state.occupied
+        board[0] = [state.occupied(cell) for cell in range(board.shape[1])]
         for p, head in enumerate(state.heads):
             board[0, head] = 0
             board[1 + p, head] = 1
