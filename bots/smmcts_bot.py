@@ -85,9 +85,9 @@ class SMMCTSBot(SearchBot):
       evaluator: leaf evaluator: an object with OpenSpiel's ``evaluate(state)`` interface
         (generic and reference engines), or the name of a game kernel's compiled evaluator,
         "random_rollout" or "heuristic" (kernel engine). Default: the kernel's
-        measured choice (``heuristic`` on oshi_zumo, compiled random rollouts elsewhere), or
-        one seeded random rollout (run by OpenSpiel in C++ on the generic engine, in Python
-        on the reference engine).
+        measured choice (``heuristic`` on oshi_zumo and smmcts_tron, compiled random
+        rollouts elsewhere), or one seeded random rollout (run by OpenSpiel in C++ on the
+        generic engine, in Python on the reference engine).
       engine: which engine searches (:func:`smmcts_spiel.search.engines.make_search` builds
         it): "kernel" runs whole iterations compiled on the game's numba kernel
         (:mod:`smmcts_spiel.games.kernels`; goofspiel, smmcts_goofspiel, oshi_zumo),
